@@ -1,0 +1,102 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkRunSpec is what to compare (targets), where (node pools), against what (database,
+// scenarios) and how hard (load). It is immutable once the run has started.
+//
+// References are checked in the schema, so a bad spec is refused by the API server itself:
+// +kubebuilder:validation:XValidation:rule="!has(self.targets) || self.targets.all(t, !has(t.nodePool) || (has(self.nodePools) && self.nodePools.exists(p, p.name == t.nodePool)))",message="every targets[].nodePool must name an entry of spec.nodePools",fieldPath=".targets"
+// +kubebuilder:validation:XValidation:rule="!has(self.loadGenerator) || !has(self.loadGenerator.nodePool) || (has(self.nodePools) && self.nodePools.exists(p, p.name == self.loadGenerator.nodePool))",message="loadGenerator.nodePool must name an entry of spec.nodePools",fieldPath=".loadGenerator.nodePool"
+// +kubebuilder:validation:XValidation:rule="has(self.database) || !self.scenarios.exists(s, (has(s.workload) && s.workload in ['db-ping', 'db-time', 'db-document', 'db-documents']) || (has(s.requests) && s.requests.exists(r, r.path.startsWith('/api/db/'))))",message="a scenario reads the database (a db-* workload or an /api/db/ path) but spec.database is not set",fieldPath=".database"
+type BenchmarkRunSpec struct {
+	// Targets are the runtimes compared, measured one at a time.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Targets []Target `json:"targets"`
+
+	// NodePools are the dedicated node groups targets and load generators run on,
+	// for example c7g (arm64) against AMD (amd64).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	NodePools []NodePool `json:"nodePools,omitempty"`
+
+	// LoadGenerator places and sizes the k6 runners.
+	// +optional
+	LoadGenerator LoadGenerator `json:"loadGenerator,omitempty"`
+
+	// Database, when set, provisions PostgreSQL with a PgBouncer pooler for the targets.
+	// +optional
+	Database *Database `json:"database,omitempty"`
+
+	// Scenarios are the workloads every target is measured on.
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=32
+	Scenarios []Scenario `json:"scenarios"`
+
+	// Load is the shape of the load: model, load points, durations, repetitions.
+	Load Load `json:"load"`
+
+	// SLO, when set, gives every result row a verdict.
+	// +optional
+	SLO *SLO `json:"slo,omitempty"`
+
+	// Cleanup says what happens to the objects a run created once it finishes.
+	// +optional
+	// +kubebuilder:default={policy: OnSuccess}
+	Cleanup Cleanup `json:"cleanup,omitempty"`
+}
+
+// Cleanup policy of the objects a run created (targets, database, load generators).
+type Cleanup struct {
+	// Policy: Always deletes them when the run finishes, OnSuccess only when it succeeded
+	// (a failed run keeps them for inspection), Never keeps them.
+	// +kubebuilder:validation:Enum=Always;OnSuccess;Never
+	// +kubebuilder:default=OnSuccess
+	// +optional
+	Policy string `json:"policy,omitempty"`
+
+	// TTLSecondsAfterFinished deletes the BenchmarkRun itself this long after it finished.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=31536000
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// BenchmarkRun runs web-runtime benchmarks and records the results in its status.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=br;bench,categories=gauntlet
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
+// +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targetNames`
+// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startedAt) || self.spec == oldSelf.spec",message="spec is immutable once the run has started (status.startedAt is set); create a new BenchmarkRun instead",fieldPath=".spec"
+type BenchmarkRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   BenchmarkRunSpec   `json:"spec"`
+	Status BenchmarkRunStatus `json:"status,omitempty"`
+}
+
+// BenchmarkRunList is a list of BenchmarkRuns.
+// +kubebuilder:object:root=true
+type BenchmarkRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []BenchmarkRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&BenchmarkRun{}, &BenchmarkRunList{})
+}

@@ -1,0 +1,93 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Database is a PostgreSQL cluster (CloudNativePG) with a PgBouncer pooler, loaded with
+// targets/schema.sql. Defaults are seed 001's benchmark profile: fast, not durable.
+// +kubebuilder:validation:XValidation:rule="!has(self.appPool) || self.appPool.min <= self.appPool.max",message="appPool.min must not exceed appPool.max",fieldPath=".appPool"
+type Database struct {
+	// Instances of PostgreSQL (1 primary plus replicas).
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=5
+	Instances int32 `json:"instances,omitempty"`
+
+	// Storage size of each instance.
+	// +optional
+	// +kubebuilder:default="10Gi"
+	Storage resource.Quantity `json:"storage,omitempty"`
+
+	// StorageClass of the volumes; empty uses the cluster default.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	StorageClass string `json:"storageClass,omitempty"`
+
+	// Parameters of postgresql.conf. The default is seed 001's profile, tuned for throughput,
+	// not for safety.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:default={fsync: "off", synchronous_commit: "off", full_page_writes: "off", wal_level: "minimal", shared_buffers: "256MB", work_mem: "16MB", max_connections: "200"}
+	Parameters map[string]string `json:"parameters,omitempty"`
+
+	// Pooler is the PgBouncer in front of the database.
+	// +optional
+	// +kubebuilder:default={}
+	Pooler Pooler `json:"pooler,omitempty"`
+
+	// ConnectVia chooses what the targets connect to: the pooler or PostgreSQL directly.
+	// +optional
+	// +kubebuilder:default=pooler
+	// +kubebuilder:validation:Enum=pooler;direct
+	ConnectVia string `json:"connectVia,omitempty"`
+
+	// AppPool is each worker process's own connection pool (seed 001: 5..15 per worker).
+	// +optional
+	// +kubebuilder:default={}
+	AppPool AppPool `json:"appPool,omitempty"`
+
+	// PreparedStatements: on keeps each driver's default (asyncpg and pgx prepare statements,
+	// which fails behind PgBouncer in transaction mode, as seed 001 found); off disables them.
+	// +optional
+	// +kubebuilder:default=on
+	// +kubebuilder:validation:Enum=on;off
+	PreparedStatements string `json:"preparedStatements,omitempty"`
+}
+
+// Pooler is PgBouncer (a CloudNativePG Pooler).
+type Pooler struct {
+	// Instances of PgBouncer.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=16
+	Instances int32 `json:"instances,omitempty"`
+
+	// PoolMode: session (seed 001's setup) or transaction (seed 001's PgBouncer test).
+	// +optional
+	// +kubebuilder:default=session
+	// +kubebuilder:validation:Enum=session;transaction
+	PoolMode string `json:"poolMode,omitempty"`
+
+	// Parameters of pgbouncer.ini (seed 001: default_pool_size 50, max_client_conn 500).
+	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:default={default_pool_size: "50", max_client_conn: "500"}
+	Parameters map[string]string `json:"parameters,omitempty"`
+}
+
+// AppPool is the connection pool of one worker process (DB_POOL_MIN, DB_POOL_MAX).
+type AppPool struct {
+	// +optional
+	// +kubebuilder:default=5
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=1000
+	Min int32 `json:"min"`
+	// +optional
+	// +kubebuilder:default=15
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000
+	Max int32 `json:"max"`
+}

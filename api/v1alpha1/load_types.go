@@ -1,0 +1,107 @@
+package v1alpha1
+
+import "time"
+
+// Duration is a Go-style duration of whole units, such as "30s", "5m" or "1m30s".
+// +kubebuilder:validation:MaxLength=32
+// +kubebuilder:validation:Pattern=`^([0-9]+(ms|s|m|h))+$`
+type Duration string
+
+// Std returns the duration as a time.Duration; an unparsable value (refused by the schema)
+// returns 0.
+func (d Duration) Std() time.Duration {
+	v, err := time.ParseDuration(string(d))
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// Load is the shape of the load applied to each target.
+// +kubebuilder:validation:XValidation:rule="self.model != 'open' || has(self.rates)",message="rates are required when model is open",fieldPath=".rates"
+// +kubebuilder:validation:XValidation:rule="self.model != 'closed' || has(self.connections)",message="connections are required when model is closed",fieldPath=".connections"
+// +kubebuilder:validation:XValidation:rule="self.model != 'open' || !has(self.connections)",message="connections apply to the closed model only; the open model takes rates",fieldPath=".connections"
+// +kubebuilder:validation:XValidation:rule="self.model != 'closed' || !has(self.rates)",message="rates apply to the open model only; the closed model takes connections",fieldPath=".rates"
+type Load struct {
+	// Model: open sends a fixed arrival rate, so a slow server cannot slow the load down
+	// (k6 constant-arrival-rate, like wrk2); closed holds a fixed number of connections
+	// (k6 constant-vus, like wrk -c).
+	// +optional
+	// +kubebuilder:default=open
+	// +kubebuilder:validation:Enum=open;closed
+	Model string `json:"model,omitempty"`
+
+	// Rates are the load points of the open model, in requests per second.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=10000000
+	Rates []int32 `json:"rates,omitempty"`
+
+	// Connections are the load points of the closed model, in concurrent connections.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:items:Minimum=1
+	// +kubebuilder:validation:items:Maximum=1000000
+	Connections []int32 `json:"connections,omitempty"`
+
+	// KeepAlive reuses connections; false sends Connection: close (seed 001's second table).
+	// +optional
+	// +kubebuilder:default=true
+	KeepAlive *bool `json:"keepAlive,omitempty"`
+
+	// Warmup runs before each measured window and is excluded from the results.
+	// +optional
+	// +kubebuilder:default="30s"
+	Warmup Duration `json:"warmup,omitempty"`
+
+	// Duration of each measured window.
+	// +optional
+	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+(ms|s|m|h))+$') || duration(self) > duration('0s')",message="duration must be positive"
+	Duration Duration `json:"duration,omitempty"`
+
+	// Repetitions of every trial, interleaved across targets; results report the median.
+	// +optional
+	// +kubebuilder:default=3
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=20
+	Repetitions int32 `json:"repetitions,omitempty"`
+
+	// RequestTimeout after which a request counts as an error.
+	// +optional
+	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+(ms|s|m|h))+$') || duration(self) > duration('0s')",message="requestTimeout must be positive"
+	RequestTimeout Duration `json:"requestTimeout,omitempty"`
+
+	// MaxVUs caps the virtual users of the open model (k6 maxVUs); empty lets Gauntlet size it.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	MaxVUs *int32 `json:"maxVUs,omitempty"`
+}
+
+// SLO is the service level every result row is judged against.
+// +kubebuilder:validation:XValidation:rule="has(self.p50) || has(self.p90) || has(self.p95) || has(self.p99) || has(self.p999) || has(self.errorRate)",message="slo needs at least one of p50, p90, p95, p99, p999 or errorRate"
+type SLO struct {
+	// +optional
+	P50 Duration `json:"p50,omitempty"`
+	// +optional
+	P90 Duration `json:"p90,omitempty"`
+	// +optional
+	P95 Duration `json:"p95,omitempty"`
+	// +optional
+	P99 Duration `json:"p99,omitempty"`
+	// +optional
+	P999 Duration `json:"p999,omitempty"`
+
+	// ErrorRate is the highest acceptable fraction of failed requests, such as "0.001".
+	// +optional
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:Pattern=`^(0(\.[0-9]{1,6})?|1(\.0{1,6})?)$`
+	ErrorRate string `json:"errorRate,omitempty"`
+}

@@ -1,0 +1,199 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Phase of a BenchmarkRun.
+// +kubebuilder:validation:Enum=Pending;Provisioning;Verifying;Running;Analyzing;Succeeded;Failed
+type Phase string
+
+// The phases in the order a run goes through them.
+const (
+	PhasePending      Phase = "Pending"
+	PhaseProvisioning Phase = "Provisioning"
+	PhaseVerifying    Phase = "Verifying"
+	PhaseRunning      Phase = "Running"
+	PhaseAnalyzing    Phase = "Analyzing"
+	PhaseSucceeded    Phase = "Succeeded"
+	PhaseFailed       Phase = "Failed"
+)
+
+// BenchmarkRunStatus is what the run did and measured. Figures are integers with their unit
+// in the name (micros, millicores, bytes, ppm): the API carries no floats.
+type BenchmarkRunStatus struct {
+	// +optional
+	Phase Phase `json:"phase,omitempty"`
+
+	// ObservedGeneration is the spec generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Accepted, DependenciesReady, DatabaseReady, TargetsReady, TargetsVerified,
+	// Complete, SLOMet, and Ready, Reconciling and Stalled for GitOps tools.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// Progress is trials finished over trials planned, such as "7/24".
+	// +optional
+	Progress string `json:"progress,omitempty"`
+
+	// TargetNames lists the targets, for the printer column.
+	// +optional
+	TargetNames string `json:"targetNames,omitempty"`
+
+	// Headline is a one-line result, such as "best p99: go 1.9ms @ 1000/s".
+	// +optional
+	Headline string `json:"headline,omitempty"`
+
+	// StartedAt is when the first object was created; from then on the spec is immutable.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+
+	// FinishedAt is when the run reached Succeeded or Failed.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+
+	// Trials, one per target x scenario x load point x repetition, in execution order.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	Trials []Trial `json:"trials,omitempty"`
+
+	// Results, one row per target x scenario x load point, aggregated over repetitions.
+	// +optional
+	// +listType=atomic
+	Results []ResultRow `json:"results,omitempty"`
+}
+
+// TrialPhase is the state of one trial.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed;Skipped
+type TrialPhase string
+
+// Trial phases.
+const (
+	TrialPending   TrialPhase = "Pending"
+	TrialRunning   TrialPhase = "Running"
+	TrialSucceeded TrialPhase = "Succeeded"
+	TrialFailed    TrialPhase = "Failed"
+	TrialSkipped   TrialPhase = "Skipped"
+)
+
+// Trial is one measured window of one target under one load point.
+type Trial struct {
+	// Name is unique within the run and stable across restarts (it names the TestRun).
+	Name string `json:"name"`
+	// Index is the position in execution order, from 0.
+	Index      int32  `json:"index"`
+	Target     string `json:"target"`
+	Scenario   string `json:"scenario"`
+	LoadPoint  int32  `json:"loadPoint"`
+	Repetition int32  `json:"repetition"`
+
+	// +optional
+	Phase TrialPhase `json:"phase,omitempty"`
+	// TestRun is the k6-operator TestRun that drove this trial (empty in the local mode).
+	// +optional
+	TestRun string `json:"testRun,omitempty"`
+	// MeasureStart and MeasureEnd bound the measured window (warmup excluded).
+	// +optional
+	MeasureStart *metav1.Time `json:"measureStart,omitempty"`
+	// +optional
+	MeasureEnd *metav1.Time `json:"measureEnd,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+	// +optional
+	Result *Measurement `json:"result,omitempty"`
+}
+
+// Measurement is the raw result of one trial.
+type Measurement struct {
+	Requests int64 `json:"requests"`
+	// AchievedMilliRPS is requests in the measured window / its length, times 1000.
+	AchievedMilliRPS int64 `json:"achievedMilliRPS"`
+	P50Micros        int64 `json:"p50Micros"`
+	P90Micros        int64 `json:"p90Micros"`
+	P95Micros        int64 `json:"p95Micros"`
+	P99Micros        int64 `json:"p99Micros"`
+	P999Micros       int64 `json:"p999Micros"`
+	MaxMicros        int64 `json:"maxMicros"`
+	Errors           int64 `json:"errors"`
+	// ErrorRatePPM is failed requests per million requests.
+	ErrorRatePPM      int64 `json:"errorRatePPM"`
+	DroppedIterations int64 `json:"droppedIterations"`
+	// CPU of the target, mean and peak over the window, in millicores.
+	// +optional
+	CPUMillicores int64 `json:"cpuMillicores,omitempty"`
+	// +optional
+	CPUPeakMillicores int64 `json:"cpuPeakMillicores,omitempty"`
+	// Memory of the target (PSS of its process tree locally, working set in a cluster).
+	// +optional
+	MemoryBytes int64 `json:"memoryBytes,omitempty"`
+	// +optional
+	MemoryPeakBytes int64 `json:"memoryPeakBytes,omitempty"`
+	// GeneratorCPUMillicores is the load generator's own CPU use (generator-bound check).
+	// +optional
+	GeneratorCPUMillicores int64 `json:"generatorCPUMillicores,omitempty"`
+}
+
+// Stat is one figure over the repetitions: median and spread.
+type Stat struct {
+	Median int64 `json:"median"`
+	Min    int64 `json:"min"`
+	Max    int64 `json:"max"`
+	// CILow and CIHigh bound the 95% confidence interval of the median, with 6 or more
+	// repetitions (benchstat's method).
+	// +optional
+	CILow *int64 `json:"ciLow,omitempty"`
+	// +optional
+	CIHigh *int64 `json:"ciHigh,omitempty"`
+}
+
+// Verdict against the SLO.
+// +kubebuilder:validation:Enum=Met;Missed;None
+type Verdict string
+
+// Verdicts.
+const (
+	VerdictMet    Verdict = "Met"
+	VerdictMissed Verdict = "Missed"
+	VerdictNone   Verdict = "None"
+)
+
+// ResultRow is one target x scenario x load point, aggregated over its repetitions.
+type ResultRow struct {
+	Target    string `json:"target"`
+	Scenario  string `json:"scenario"`
+	LoadPoint int32  `json:"loadPoint"`
+	// Repetitions that succeeded and entered the figures (n).
+	Repetitions       int32 `json:"repetitions"`
+	AchievedMilliRPS  Stat  `json:"achievedMilliRPS"`
+	P50Micros         Stat  `json:"p50Micros"`
+	P90Micros         Stat  `json:"p90Micros"`
+	P95Micros         Stat  `json:"p95Micros"`
+	P99Micros         Stat  `json:"p99Micros"`
+	P999Micros        Stat  `json:"p999Micros"`
+	MaxMicros         Stat  `json:"maxMicros"`
+	ErrorRatePPM      Stat  `json:"errorRatePPM"`
+	DroppedIterations Stat  `json:"droppedIterations"`
+	// +optional
+	CPUMillicores *Stat `json:"cpuMillicores,omitempty"`
+	// +optional
+	MemoryBytes *Stat `json:"memoryBytes,omitempty"`
+	// CostMicroUSDPerMillion is the node pool's hourly price per million requests served at the
+	// achieved rate, in millionths of a US dollar.
+	// +optional
+	CostMicroUSDPerMillion *int64 `json:"costMicroUSDPerMillion,omitempty"`
+	// +optional
+	SLO Verdict `json:"slo,omitempty"`
+	// Valid is false when a figure cannot be trusted; Flags say why (GeneratorBound,
+	// DroppedIterations, RateShortfall, ErrorsAboveSLO).
+	Valid bool `json:"valid"`
+	// +optional
+	// +listType=atomic
+	Flags []string `json:"flags,omitempty"`
+	// +optional
+	Message string `json:"message,omitempty"`
+}

@@ -1,0 +1,150 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// Target is one runtime under test: a preset from targets/ or an image of your own.
+// +kubebuilder:validation:XValidation:rule="has(self.preset) != has(self.image)",message="exactly one of preset or image must be set"
+// +kubebuilder:validation:XValidation:rule="!has(self.image) || has(self.port)",message="port is required with image (a preset knows its own port)",fieldPath=".port"
+type Target struct {
+	// Name identifies the target in results; a DNS label.
+	// +kubebuilder:validation:MaxLength=40
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// Preset is a folder under targets/ that implements targets/CONTRACT.md.
+	// +optional
+	// +kubebuilder:validation:Enum=nginx;go-nethttp;cpp-epoll;node-fastify;node-express;node-nestjs;node-connect;python-starlette;python-fastapi;python-flask;python-flask-eventlet;pypy-flask;pypy-tornado
+	Preset string `json:"preset,omitempty"`
+
+	// Image of a bring-your-own target that implements targets/CONTRACT.md.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:Pattern=`^[^\s]+$`
+	Image string `json:"image,omitempty"`
+
+	// Port the image listens on (it also receives it as PORT).
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=65535
+	Port *int32 `json:"port,omitempty"`
+
+	// Workers is the number of worker processes (node:cluster, uvicorn and gunicorn workers,
+	// epoll processes, nginx worker_processes) or GOMAXPROCS for Go: seed 001's WORKERS.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=256
+	Workers int32 `json:"workers,omitempty"`
+
+	// NodePool names an entry of spec.nodePools; empty means any schedulable node.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	NodePool string `json:"nodePool,omitempty"`
+
+	// Resources of the target's container; requests equal limits (Guaranteed QoS), so CPU
+	// is not shared with a noisy neighbour during a measurement.
+	// +optional
+	Resources Resources `json:"resources,omitempty"`
+
+	// Env adds environment variables to the target (PORT, WORKERS and DB_* are set by Gauntlet).
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Env []EnvVar `json:"env,omitempty"`
+}
+
+// Resources are both the requests and the limits of a container.
+type Resources struct {
+	// CPU, for example "2" or "1500m".
+	// +optional
+	// +kubebuilder:default="1"
+	CPU resource.Quantity `json:"cpu,omitempty"`
+
+	// Memory, for example "1Gi".
+	// +optional
+	// +kubebuilder:default="1Gi"
+	Memory resource.Quantity `json:"memory,omitempty"`
+}
+
+// EnvVar is a plain environment variable.
+type EnvVar struct {
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
+	// +kubebuilder:validation:XValidation:rule="!(self in ['PORT', 'WORKERS', 'DATABASE_URL', 'DB_POOL_MIN', 'DB_POOL_MAX', 'DB_PREPARED'])",message="this variable is set by Gauntlet from the spec (workers, database)"
+	Name string `json:"name"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=4096
+	Value string `json:"value,omitempty"`
+}
+
+// NodePool is a dedicated group of nodes, selected by labels and tolerations.
+type NodePool struct {
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	Name string `json:"name"`
+
+	// NodeSelector picks the pool's nodes, for example kubernetes.io/arch: arm64.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=16
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+
+	// Tolerations let pods onto the pool's tainted nodes.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	Tolerations []Toleration `json:"tolerations,omitempty"`
+
+	// HourlyPrice of one node in US dollars, a decimal string such as "0.0725"; enables cost
+	// per million requests in the results.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:Pattern=`^[0-9]+(\.[0-9]{1,6})?$`
+	HourlyPrice string `json:"hourlyPrice,omitempty"`
+}
+
+// Toleration mirrors corev1.Toleration with bounded fields, so the spec stays cheap to
+// compare in CEL (the immutability rule compares whole specs).
+// +kubebuilder:validation:XValidation:rule="!has(self.operator) || self.operator != 'Exists' || !has(self.value)",message="value must be empty when operator is Exists"
+type Toleration struct {
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Enum=Exists;Equal
+	Operator string `json:"operator,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Value string `json:"value,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Enum=NoSchedule;PreferNoSchedule;NoExecute
+	Effect string `json:"effect,omitempty"`
+	// +optional
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+}
+
+// LoadGenerator places and sizes the k6 runners (k6-operator TestRun parallelism).
+type LoadGenerator struct {
+	// NodePool names an entry of spec.nodePools for the runners, away from the targets.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	NodePool string `json:"nodePool,omitempty"`
+
+	// Parallelism is the number of k6 runner pods sharing the load.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	Parallelism int32 `json:"parallelism,omitempty"`
+
+	// Image of k6; empty uses the operator's configured image.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image,omitempty"`
+
+	// Resources of each runner.
+	// +optional
+	Resources Resources `json:"resources,omitempty"`
+}

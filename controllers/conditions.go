@@ -1,0 +1,18 @@
+package controllers
+
+// Condition types of a BenchmarkRun, in one place.
+const (
+	// ConditionAccepted is True once the controller has read the spec it was given.
+	ConditionAccepted = "Accepted"
+	// ConditionReady, ConditionReconciling and ConditionStalled are what GitOps tools
+	// (kstatus, Argo CD) read: Ready is set False from the start so it is never assumed True.
+	ConditionReady       = "Ready"
+	ConditionReconciling = "Reconciling"
+	ConditionStalled     = "Stalled"
+)
+
+// Condition reasons.
+const (
+	ReasonSpecAccepted = "SpecAccepted"
+	ReasonPending      = "Pending"
+)

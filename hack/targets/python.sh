@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Creates TARGET_DIR/.venv and installs TARGET_DIR/requirements.txt into it.
+# Idempotent and cached: skipped when the requirements and the interpreter are unchanged.
+# Usage: hack/targets/python.sh TARGET_DIR   (PYTHON=interpreter, default python3)
+set -euo pipefail
+dir=${1:?usage: hack/targets/python.sh TARGET_DIR}
+python=${PYTHON:-python3}
+req="${dir}/requirements.txt"
+[[ -f "${req}" ]] || { echo "hack/targets/python.sh: ${req} not found" >&2; exit 1; }
+command -v "${python}" >/dev/null || { echo "hack/targets/python.sh: interpreter ${python} not found" >&2; exit 1; }
+
+venv="${dir}/.venv"
+stamp="${venv}/.requirements.sha256"
+# The interpreter's version is part of the key: a new Python needs a new venv.
+want=$({ sha256sum < "${req}"; "${python}" -VV 2>&1; } | sha256sum | cut -d' ' -f1)
+if [[ -x "${venv}/bin/python" && -f "${stamp}" && "$(cat "${stamp}")" == "${want}" ]]; then
+  exit 0
+fi
+
+echo "hack/targets/python.sh: building ${venv} with $("${python}" -V 2>&1)" >&2
+rm -rf "${venv}"
+"${python}" -m venv "${venv}"
+# Every package, transitive ones too, is pinned in requirements.txt: --no-deps keeps anything
+# unpinned out, and pip check fails if a pin is missing.
+"${venv}/bin/python" -m pip install -q --disable-pip-version-check --no-input --no-deps -r "${req}" >&2
+"${venv}/bin/python" -m pip check >&2
+echo "${want}" > "${stamp}"

@@ -1,0 +1,190 @@
+package k6
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
+	"github.com/gauntlet-bench/gauntlet/loadgen"
+)
+
+// File names inside the run directory.
+const (
+	PlanFile    = "plan.json"
+	SummaryFile = "summary.json"
+)
+
+// startMarker is what loadgen/bench.js's setup() logs as the load begins.
+const startMarker = "gauntlet: load starts"
+
+// Runner runs k6 locally.
+type Runner struct {
+	// Binary is the k6 executable (see Binary).
+	Binary string
+	// Dir receives the plan, the script and the summary export; empty means a temporary
+	// directory, removed afterwards.
+	Dir string
+	// Output receives k6's stdout and stderr (its summary and logs); nil discards them.
+	Output io.Writer
+}
+
+// Args is the k6 command line for a script, plan and summary path. The REST API is
+// off (--address=) so that several k6 processes can run side by side.
+func Args(script, plan, summary string) []string {
+	return []string{"run", "--quiet", "--no-color", "--no-usage-report", "--address=",
+		"--summary-export", summary, "--summary-trend-stats", TrendStats,
+		"--env", "PLAN=" + plan, script}
+}
+
+// Run runs one plan to its end and returns the measured window's figures. Cancelling ctx
+// kills k6's whole process group.
+func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
+	if r.Binary == "" {
+		return Result{}, errors.New("k6 binary not set: run hack/k6.sh and pass its path (see k6.Binary)")
+	}
+	// k6 runs in dir: every path it is given must not depend on the caller's directory.
+	binary := r.Binary
+	if !strings.ContainsRune(binary, '/') {
+		if found, err := exec.LookPath(binary); err == nil {
+			binary = found
+		}
+	}
+	binary, err := filepath.Abs(binary)
+	if err != nil {
+		return Result{}, err
+	}
+	dir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		return Result{}, err
+	}
+	if r.Dir == "" {
+		tmp, err := os.MkdirTemp("", "gauntlet-k6-")
+		if err != nil {
+			return Result{}, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	script, plan, summary := filepath.Join(dir, loadgen.ScriptName), filepath.Join(dir, PlanFile), filepath.Join(dir, SummaryFile)
+	planJSON, err := json.Marshal(p)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := os.WriteFile(plan, planJSON, 0o644); err != nil {
+		return Result{}, err
+	}
+	if err := os.WriteFile(script, loadgen.Script, 0o644); err != nil {
+		return Result{}, err
+	}
+	_ = os.Remove(summary) // a stale export must not pass for this run's
+
+	var out io.Writer = io.Discard
+	if r.Output != nil {
+		out = &lockedWriter{w: r.Output}
+	}
+	logs := newLogWatcher(out, startMarker)
+	cmd := exec.CommandContext(ctx, binary, Args(script, plan, summary)...)
+	cmd.Dir = dir
+	cmd.Env = k6Env(os.Environ())
+	cmd.Stdout = out
+	cmd.Stderr = logs
+	// Its own process group, so cancelling kills k6 and anything it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return Result{}, fmt.Errorf("k6 not found at %s: run hack/k6.sh to install k6 %s", binary, Version)
+		}
+		return Result{}, fmt.Errorf("start k6: %w", err)
+	}
+	done := make(chan struct{})
+	cpu := make(chan window, 1)
+	go func() { cpu <- sampleMeasureWindow(cmd.Process.Pid, logs.started, done, p.Warmup(), p.Measure()) }()
+	waitErr := cmd.Wait()
+	exitedAt := time.Now()
+	close(done)
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // nothing of the group outlives the run
+
+	if ctx.Err() != nil {
+		return Result{}, fmt.Errorf("k6 run stopped: %w", ctx.Err())
+	}
+	if waitErr != nil {
+		return Result{}, fmt.Errorf("k6 run failed (%v): %s", waitErr, logs.tail())
+	}
+	res, err := ParseSummary(summary, p.Measure())
+	if err != nil {
+		return Result{}, err
+	}
+	res.GeneratorCores = (<-cpu).cores(cmd.ProcessState, exitedAt)
+	return res, nil
+}
+
+// k6Env drops K6_* variables: k6 reads options from them (K6_NO_CONNECTION_REUSE,
+// K6_VUS, ...), which would silently change what the plan says.
+func k6Env(env []string) []string {
+	kept := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "K6_") {
+			kept = append(kept, kv)
+		}
+	}
+	return kept
+}
+
+// window is k6's CPU time at the start and end of the measured window.
+type window struct {
+	start, end       cpuSample
+	hasStart, hasEnd bool
+}
+
+// cores is the mean CPU use over the window; when k6 ended just before the end sample,
+// its CPU total at exit (which adds only the summary's few milliseconds) stands in.
+func (w window) cores(exited *os.ProcessState, exitedAt time.Time) float64 {
+	if !w.hasStart {
+		return -1
+	}
+	if !w.hasEnd {
+		if exited == nil {
+			return -1
+		}
+		cpu := exited.UserTime() + exited.SystemTime()
+		w.end = cpuSample{at: exitedAt, ticks: int64(cpu / (time.Second / userHZ))}
+	}
+	return meanCores(w.start, w.end)
+}
+
+// sampleMeasureWindow reads k6's CPU time as the measured window opens and as it closes,
+// timed from the start marker; it gives up on a sample once k6 has ended.
+func sampleMeasureWindow(pid int, started <-chan time.Time, done <-chan struct{}, warmup, measure time.Duration) window {
+	var w window
+	var t0 time.Time
+	select {
+	case t0 = <-started:
+	case <-done:
+		return w
+	}
+	sample := func(at time.Time) (cpuSample, bool) {
+		select {
+		case <-time.After(time.Until(at)):
+		case <-done:
+			return cpuSample{}, false
+		}
+		ticks, err := cpuTicks(pid)
+		return cpuSample{at: time.Now(), ticks: ticks}, err == nil
+	}
+	if w.start, w.hasStart = sample(t0.Add(warmup)); w.hasStart {
+		w.end, w.hasEnd = sample(t0.Add(warmup + measure))
+	}
+	return w
+}

@@ -1,0 +1,116 @@
+package k6
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"time"
+)
+
+// Submetric names, as loadgen/bench.js declares their thresholds. Only these are read:
+// they hold the measured window alone (warmup samples carry phase=warmup).
+const (
+	metricDuration = "http_req_duration{phase:measure}"
+	metricReqs     = "http_reqs{phase:measure}"
+	metricFailed   = "http_req_failed{phase:measure}"
+	metricChecks   = "checks{phase:measure}"
+	// dropped_iterations carries only the k6 scenario tag, not the scenario's tags.
+	metricDropped = "dropped_iterations{scenario:measure}"
+)
+
+// TrendStats is the --summary-trend-stats list; the script's options carry the same.
+const TrendStats = "avg,min,med,max,p(50),p(90),p(95),p(99),p(99.9)"
+
+// Latency holds percentiles of the measured window, in microseconds (k6 reports
+// milliseconds as floats; k6's trend percentiles are exact, over every sample).
+type Latency struct {
+	P50, P90, P95, P99, P999, Max int64
+}
+
+// Result is what one k6 run measured in its measured window.
+type Result struct {
+	Requests int64
+	// Measure is the measured window; AchievedRate = Requests / Measure in requests per
+	// second. k6's own "rate" of a submetric divides by the whole test, warmup included.
+	Measure      time.Duration
+	AchievedRate float64
+	Latency      Latency
+	// FailedRequests: responses with a status other than the expected one, timeouts and
+	// connection errors. FailedChecks: failed status checks (one per request).
+	FailedRequests int64
+	FailedChecks   int64
+	// Errors counts each failed request once: a wrong status fails both the request and
+	// its check, so the larger of the two counts, not their sum.
+	Errors    int64
+	ErrorRate float64
+	// DroppedIterations: arrivals k6 could not start for want of a free VU (open model).
+	DroppedIterations int64
+	// GeneratorCores is k6's mean CPU use during the measured window, in cores; -1 when
+	// it could not be sampled (for example, k6 ended before the window did).
+	GeneratorCores float64
+}
+
+type summaryExport struct {
+	Metrics map[string]map[string]any `json:"metrics"`
+}
+
+// ParseSummary reads a --summary-export file written for a plan with the given
+// measured window.
+func ParseSummary(path string, measure time.Duration) (Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("k6 summary export: %w", err)
+	}
+	return parseSummary(data, measure)
+}
+
+func parseSummary(data []byte, measure time.Duration) (Result, error) {
+	if measure <= 0 {
+		return Result{}, fmt.Errorf("measure: must be > 0, got %v", measure)
+	}
+	var s summaryExport
+	if err := json.Unmarshal(data, &s); err != nil {
+		return Result{}, fmt.Errorf("k6 summary export: %w", err)
+	}
+	r := Result{Measure: measure, GeneratorCores: -1}
+	var err error
+	get := func(metric, field string) float64 {
+		if err != nil {
+			return 0
+		}
+		var v float64
+		v, err = s.number(metric, field)
+		return v
+	}
+	r.Requests = int64(get(metricReqs, "count"))
+	if r.Requests == 0 && err == nil {
+		return Result{}, fmt.Errorf("k6 summary export: no request was made in the measured window")
+	}
+	us := func(field string) int64 { return int64(math.Round(get(metricDuration, field) * 1000)) }
+	r.Latency = Latency{P50: us("p(50)"), P90: us("p(90)"), P95: us("p(95)"), P99: us("p(99)"),
+		P999: us("p(99.9)"), Max: us("max")}
+	// http_req_failed is true for a failure, so its passes are the failed requests.
+	r.FailedRequests = int64(get(metricFailed, "passes"))
+	r.FailedChecks = int64(get(metricChecks, "fails"))
+	r.DroppedIterations = int64(get(metricDropped, "count"))
+	if err != nil {
+		return Result{}, err
+	}
+	r.AchievedRate = float64(r.Requests) / measure.Seconds()
+	r.Errors = max(r.FailedRequests, r.FailedChecks)
+	r.ErrorRate = float64(r.Errors) / float64(r.Requests)
+	return r, nil
+}
+
+func (s summaryExport) number(metric, field string) (float64, error) {
+	m, ok := s.Metrics[metric]
+	if !ok {
+		return 0, fmt.Errorf("k6 summary export: metric %s is missing (is loadgen/bench.js's threshold on it gone?)", metric)
+	}
+	v, ok := m[field].(float64)
+	if !ok {
+		return 0, fmt.Errorf("k6 summary export: %s has no numeric %q", metric, field)
+	}
+	return v, nil
+}

@@ -1,0 +1,210 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Seed001PoolerParameters is seed 001's PgBouncer sizing.
+func Seed001PoolerParameters() map[string]string {
+	return map[string]string{"default_pool_size": "50", "max_client_conn": "500"}
+}
+
+// PgBouncerOptions configures a local PgBouncer in front of a local PostgreSQL.
+type PgBouncerOptions struct {
+	Postgres *Postgres
+	// PoolMode is session or transaction (statement breaks multi-statement transactions
+	// and is not offered).
+	PoolMode string
+	// Parameters are extra [pgbouncer] settings such as default_pool_size.
+	Parameters map[string]string
+	Port       int // 0: a free one in Ports
+	Ports      PortRange
+	// Binary is the pgbouncer program; empty: pgbouncer on PATH or /usr/sbin/pgbouncer.
+	Binary string
+}
+
+// PgBouncer is a running PgBouncer child process.
+type PgBouncer struct {
+	Port     int
+	PoolMode string
+	Dir      string
+
+	pg   *Postgres
+	proc *Process
+}
+
+// managedPoolerSettings are written by StartPgBouncer itself.
+var managedPoolerSettings = []string{"listen_addr", "listen_port", "unix_socket_dir", "auth_type",
+	"auth_file", "pool_mode", "logfile", "pidfile"}
+
+var poolerSettingName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// StartPgBouncer starts PgBouncer on loopback with the bench user in its auth file and waits
+// until a client gets through to PostgreSQL. On error nothing is left running.
+func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, err error) {
+	if opts.Postgres == nil {
+		return nil, fmt.Errorf("pgbouncer: no PostgreSQL to pool")
+	}
+	if opts.PoolMode != "session" && opts.PoolMode != "transaction" {
+		return nil, fmt.Errorf("pgbouncer: pool mode %q: want session or transaction", opts.PoolMode)
+	}
+	for k, v := range opts.Parameters {
+		if !poolerSettingName.MatchString(k) {
+			return nil, fmt.Errorf("pgbouncer: parameter name %q is not a setting name", k)
+		}
+		if slices.Contains(managedPoolerSettings, k) {
+			return nil, fmt.Errorf("pgbouncer: parameter %q is managed by gauntlet", k)
+		}
+		if v == "" || strings.ContainsAny(v, "\n\x00") {
+			return nil, fmt.Errorf("pgbouncer: parameter %s has an empty or multi-line value", k)
+		}
+	}
+	binary, err := pgbouncerBinary(opts.Binary)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := serviceAccount()
+	if err != nil {
+		return nil, err
+	}
+	port := opts.Port
+	if port == 0 {
+		if port, err = FreePort(opts.Ports); err != nil {
+			return nil, fmt.Errorf("pgbouncer: %w", err)
+		}
+	}
+	b := &PgBouncer{Port: port, PoolMode: opts.PoolMode, pg: opts.Postgres}
+	if b.Dir, err = os.MkdirTemp("", "gauntlet-pgbouncer-"); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			_ = b.Stop()
+		}
+	}()
+
+	// PgBouncer needs the plain password to log in to PostgreSQL with SCRAM on the client's behalf.
+	users := filepath.Join(b.Dir, "userlist.txt")
+	config := filepath.Join(b.Dir, "pgbouncer.ini")
+	if err := os.WriteFile(users, []byte(fmt.Sprintf("%q %q\n", BenchUser, opts.Postgres.Password)), 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(config, []byte(b.config(users, opts.Parameters)), 0o600); err != nil {
+		return nil, err
+	}
+	if err := giveTo(acct, b.Dir, users, config); err != nil {
+		return nil, fmt.Errorf("pgbouncer: giving %s to the postgres user: %w", b.Dir, err)
+	}
+	// In the foreground (no -d): it stays our child, in our process group, logging to stderr.
+	b.proc, err = Start(Spec{Name: "pgbouncer " + opts.PoolMode, Argv: []string{binary, config},
+		RunAs: acct, Dir: b.Dir, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + b.Dir}})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.waitReady(ctx, 30*time.Second); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *PgBouncer) config(users string, params map[string]string) string {
+	var c strings.Builder
+	fmt.Fprintf(&c, "[databases]\n%s = host=127.0.0.1 port=%d dbname=%s\n\n", BenchDatabase, b.pg.Port, BenchDatabase)
+	fmt.Fprintf(&c, "[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = %d\nunix_socket_dir =\n", b.Port)
+	fmt.Fprintf(&c, "auth_type = scram-sha-256\nauth_file = %s\npool_mode = %s\n", users, b.PoolMode)
+	// Drivers such as pgjdbc and psycopg send this startup parameter; PgBouncer would refuse it.
+	c.WriteString("ignore_startup_parameters = extra_float_digits\n")
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		fmt.Fprintf(&c, "%s = %s\n", k, params[k])
+	}
+	return c.String()
+}
+
+func pgbouncerBinary(binary string) (string, error) {
+	if binary == "" {
+		if p, err := exec.LookPath("pgbouncer"); err == nil {
+			binary = p
+		} else {
+			binary = "/usr/sbin/pgbouncer"
+		}
+	}
+	if !isExecutable(binary) {
+		return "", fmt.Errorf("pgbouncer not found (%s): run hack/apt.sh pgbouncer", binary)
+	}
+	return binary, nil
+}
+
+// waitReady polls until a query goes through the pooler to PostgreSQL.
+func (b *PgBouncer) waitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-b.proc.Done():
+			return fmt.Errorf("pgbouncer exited while starting (%v)\n%s", b.proc.ExitErr(), indent(b.proc.Tail()))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if last = b.ping(ctx); last == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("pgbouncer not ready within %s: %v\n%s", timeout, last, indent(b.proc.Tail()))
+}
+
+func (b *PgBouncer) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, b.DSN())
+	if err != nil {
+		return err
+	}
+	defer c.Close(ctx)
+	// Simple protocol: no prepared statement, so this works in any pool mode.
+	_, err = c.PgConn().Exec(ctx, "SELECT 1").ReadAll()
+	return err
+}
+
+// DSN is the bench user's URL to the bench database through the pooler.
+func (b *PgBouncer) DSN() string {
+	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", BenchUser, b.pg.Password, b.Port, BenchDatabase)
+}
+
+// Pid is PgBouncer's process id (also its process group).
+func (b *PgBouncer) Pid() int {
+	if b.proc == nil {
+		return 0
+	}
+	return b.proc.Pid()
+}
+
+// Stop shuts PgBouncer down (SIGINT: safe shutdown, which exits 0 once server connections
+// are idle; SIGTERM would exit 1) and removes its folder.
+func (b *PgBouncer) Stop() error {
+	var err error
+	if b.proc != nil {
+		err = b.proc.Stop(syscall.SIGINT, 10*time.Second)
+		b.proc = nil
+	}
+	if b.Dir != "" {
+		if rmErr := os.RemoveAll(b.Dir); rmErr != nil && err == nil {
+			err = rmErr
+		}
+		b.Dir = ""
+	}
+	return err
+}

@@ -1,0 +1,117 @@
+package local
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+func TestPgBouncerBothModesAndCleanStop(t *testing.T) {
+	ctx := context.Background()
+	pg, err := StartPostgres(ctx, PostgresOptions{Ports: testPorts, Parameters: Seed001Parameters()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+
+	for _, mode := range []string{"session", "transaction"} {
+		t.Run(mode, func(t *testing.T) {
+			b, err := StartPgBouncer(ctx, PgBouncerOptions{Postgres: pg, PoolMode: mode, Ports: testPorts,
+				Parameters: Seed001PoolerParameters()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid := b.Pid()
+			t.Cleanup(func() { _ = b.Stop() })
+			if b.Port == pg.Port {
+				t.Fatal("pooler and server share a port")
+			}
+
+			// Prepared statements behave as seed 001 found: in session mode they survive
+			// across transactions; in transaction mode a statement prepared on one server
+			// connection is missing on another once clients interleave.
+			errs := preparedErrors(t, ctx, b.DSN(), 8, 40)
+			switch mode {
+			case "session":
+				if len(errs) > 0 {
+					t.Fatalf("session mode: prepared statements failed: %v", errs[0])
+				}
+			case "transaction":
+				if len(errs) == 0 {
+					t.Fatal("transaction mode: expected prepared statements to fail across server connections")
+				}
+				if !strings.Contains(errs[0].Error(), "prepared statement") {
+					t.Fatalf("transaction mode: unexpected error %v", errs[0])
+				}
+			}
+
+			if err := b.Stop(); err != nil {
+				t.Fatalf("stop: %v", err)
+			}
+			if left := GroupMembers(pid); len(left) > 0 {
+				t.Fatalf("pgbouncer left processes behind: %v", left)
+			}
+		})
+	}
+}
+
+// preparedErrors runs queries with pgx's default statement cache (server-side prepared
+// statements) from several connections at once and returns the errors.
+func preparedErrors(t *testing.T, ctx context.Context, dsn string, clients, each int) []error {
+	t.Helper()
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for c := 0; c < clients; c++ {
+		conn, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Fatalf("connect through the pooler: %v", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close(ctx)
+			for i := 0; i < each; i++ {
+				var s string
+				err := conn.QueryRow(ctx, "SELECT json_build_object('ok', true, 'n', $1::int)::text", i).Scan(&s)
+				if err != nil {
+					mu.Lock()
+					errs = append(errs, err)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+func TestPgBouncerBadInput(t *testing.T) {
+	pg := &Postgres{Port: 1, Password: "x"}
+	cases := []struct {
+		name string
+		opts PgBouncerOptions
+		want string
+	}{
+		{"no postgres", PgBouncerOptions{PoolMode: "session"}, "no PostgreSQL"},
+		{"bad mode", PgBouncerOptions{Postgres: pg, PoolMode: "statement"}, "want session or transaction"},
+		{"managed setting", PgBouncerOptions{Postgres: pg, PoolMode: "session", Parameters: map[string]string{"listen_port": "1"}}, "managed by gauntlet"},
+		{"bad setting name", PgBouncerOptions{Postgres: pg, PoolMode: "session", Parameters: map[string]string{"a b": "1"}}, "not a setting name"},
+		{"missing binary", PgBouncerOptions{Postgres: pg, PoolMode: "session", Binary: "/nonexistent/pgbouncer"}, "run hack/apt.sh pgbouncer"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := StartPgBouncer(context.Background(), c.opts)
+			if err == nil {
+				_ = b.Stop()
+				t.Fatalf("no error, want %q", c.want)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not contain %q", err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,235 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/preset"
+)
+
+// TargetOptions is the environment a target gets, the same as in the cluster (CONTRACT.md).
+type TargetOptions struct {
+	Preset *preset.Preset
+	Port   int // 0: a free one in Ports
+	Ports  PortRange
+	// Workers is WORKERS (0: 1).
+	Workers int
+	// DatabaseURL is DATABASE_URL; empty leaves it unset (DB endpoints answer 503).
+	DatabaseURL string
+	// PoolMin and PoolMax are DB_POOL_MIN and DB_POOL_MAX (0: 5 and 15, seed 001's).
+	PoolMin, PoolMax int
+	// Prepared is DB_PREPARED, "on" or "off" (empty: on).
+	Prepared string
+	// Env adds or overrides variables.
+	Env map[string]string
+	// ReadyTimeout bounds the wait for /healthz (0: 60 s).
+	ReadyTimeout time.Duration
+	// LogFile, when set, keeps the target's whole output.
+	LogFile string
+}
+
+// Target is a running target process.
+type Target struct {
+	Name string
+	Port int
+	URL  string // http://127.0.0.1:PORT
+	proc *Process
+}
+
+// contractVars are the variables the contract defines; inherited values are dropped so a
+// developer's shell never leaks into a run.
+var contractVars = []string{"PORT", "WORKERS", "DATABASE_URL", "DB_POOL_MIN", "DB_POOL_MAX", "DB_PREPARED"}
+
+// Install runs the target's install script, `bash <repo>/<install> <target dir>`.
+func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
+	if p.Local.Unsupported != "" {
+		return fmt.Errorf("target %s is not supported on this machine: %s", p.Name, p.Local.Unsupported)
+	}
+	if p.Local.Install == "" {
+		return nil
+	}
+	script := filepath.Join(repoRoot, p.Local.Install)
+	if _, err := os.Stat(script); err != nil {
+		return fmt.Errorf("target %s: install script: %w", p.Name, err)
+	}
+	proc, err := Start(Spec{Name: "install " + p.Name, Argv: []string{"bash", script, p.Dir},
+		Dir: repoRoot, Env: os.Environ()})
+	if err != nil {
+		return err
+	}
+	select {
+	case <-proc.Done():
+	case <-ctx.Done():
+		_ = proc.Stop(syscall.SIGTERM, 5*time.Second)
+		return fmt.Errorf("install %s: %w\n%s", p.Name, ctx.Err(), indent(proc.Tail()))
+	}
+	if err := proc.ExitErr(); err != nil {
+		return fmt.Errorf("install %s (bash %s %s): %v\n%s", p.Name, p.Local.Install, p.Dir, err, indent(proc.Tail()))
+	}
+	return nil
+}
+
+// StartTarget starts the preset's local.start in its folder, in its own process group, and
+// waits until GET /healthz answers 200. On error nothing is left running and the error
+// carries the end of the target's output.
+func StartTarget(ctx context.Context, opts TargetOptions) (*Target, error) {
+	p := opts.Preset
+	if p == nil {
+		return nil, fmt.Errorf("start target: no preset")
+	}
+	if p.Local.Unsupported != "" {
+		return nil, fmt.Errorf("target %s is not supported on this machine: %s", p.Name, p.Local.Unsupported)
+	}
+	if opts.Prepared != "" && opts.Prepared != "on" && opts.Prepared != "off" {
+		return nil, fmt.Errorf("target %s: DB_PREPARED %q: want on or off", p.Name, opts.Prepared)
+	}
+	if opts.Workers < 0 || opts.PoolMin < 0 || opts.PoolMax < 0 || (opts.PoolMax > 0 && opts.PoolMin > opts.PoolMax) {
+		return nil, fmt.Errorf("target %s: workers %d, pool %d..%d: want non-negative numbers with min <= max",
+			p.Name, opts.Workers, opts.PoolMin, opts.PoolMax)
+	}
+	port := opts.Port
+	if port == 0 {
+		var err error
+		if port, err = FreePort(opts.Ports); err != nil {
+			return nil, fmt.Errorf("target %s: %w", p.Name, err)
+		}
+	}
+	vars := targetVars(opts, port)
+	env := environ(vars)
+	argv, err := p.ExpandStart(envMap(env))
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
+		if _, err := os.Stat(filepath.Join(p.Dir, argv[0])); err != nil {
+			return nil, fmt.Errorf("target %s: %s not found in %s; run its install script (bash %s %s)",
+				p.Name, argv[0], p.Dir, p.Local.Install, p.Dir)
+		}
+	}
+	proc, err := Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, LogFile: opts.LogFile})
+	if err != nil {
+		return nil, err
+	}
+	t := &Target{Name: p.Name, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port), proc: proc}
+	timeout := opts.ReadyTimeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	if err := t.waitHealthy(ctx, timeout); err != nil {
+		_ = proc.Stop(syscall.SIGTERM, 5*time.Second)
+		return nil, err
+	}
+	return t, nil
+}
+
+func targetVars(opts TargetOptions, port int) map[string]string {
+	orDefault := func(v, def int) string {
+		if v == 0 {
+			v = def
+		}
+		return strconv.Itoa(v)
+	}
+	vars := map[string]string{
+		"PORT":        strconv.Itoa(port),
+		"WORKERS":     orDefault(opts.Workers, 1),
+		"DB_POOL_MIN": orDefault(opts.PoolMin, 5),
+		"DB_POOL_MAX": orDefault(opts.PoolMax, 15),
+		"DB_PREPARED": "on",
+	}
+	if opts.Prepared != "" {
+		vars["DB_PREPARED"] = opts.Prepared
+	}
+	if opts.DatabaseURL != "" {
+		vars["DATABASE_URL"] = opts.DatabaseURL
+	}
+	for k, v := range opts.Env {
+		vars[k] = v
+	}
+	return vars
+}
+
+// environ is this process's environment without the contract's variables, plus vars.
+func environ(vars map[string]string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, set := vars[name]; set {
+			continue
+		}
+		inherited := false
+		for _, c := range contractVars {
+			inherited = inherited || name == c
+		}
+		if !inherited {
+			env = append(env, kv)
+		}
+	}
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+func envMap(env []string) map[string]string {
+	m := make(map[string]string, len(env))
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+func (t *Target) waitHealthy(ctx context.Context, timeout time.Duration) error {
+	client := &http.Client{Timeout: 2 * time.Second}
+	defer client.CloseIdleConnections()
+	deadline := time.Now().Add(timeout)
+	last := "no answer"
+	for time.Now().Before(deadline) {
+		select {
+		case <-t.proc.Done():
+			return fmt.Errorf("target %s exited while starting (%v)\n%s", t.Name, t.proc.ExitErr(), indent(t.proc.Tail()))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, t.URL+"/healthz", nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = "GET /healthz answered " + resp.Status
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("target %s not healthy within %s: %s\n%s", t.Name, timeout, last, indent(t.proc.Tail()))
+}
+
+// Pid is the target's leader process id (also its process group).
+func (t *Target) Pid() int { return t.proc.Pid() }
+
+// Tail is the end of the target's output.
+func (t *Target) Tail() string { return t.proc.Tail() }
+
+// Done is closed when the target's leader process has exited.
+func (t *Target) Done() <-chan struct{} { return t.proc.Done() }
+
+// Stop sends SIGTERM, as Kubernetes does, and kills the whole group after timeout (0: 10 s,
+// the contract's limit). It returns an error unless the target exited 0 in time and left no
+// process behind.
+func (t *Target) Stop(timeout time.Duration) error {
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	return t.proc.Stop(syscall.SIGTERM, timeout)
+}

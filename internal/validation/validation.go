@@ -1,0 +1,191 @@
+// Package validation checks BenchmarkRun documents offline with the same machinery the API
+// server uses for custom resources: the generated CRD's structural schema, its defaults,
+// OpenAPI validation, list-type rules and CEL rules. There is no second hand-written copy.
+package validation
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/config/crd"
+)
+
+// Validator validates BenchmarkRun documents against the embedded CRD.
+type Validator struct {
+	structural *structuralschema.Structural
+	schema     apiservervalidation.SchemaValidator
+	cel        *cel.Validator
+}
+
+// New builds a Validator from the CRD generated into config/crd/bases.
+func New() (*Validator, error) {
+	return FromCRD(crd.BenchmarkRun)
+}
+
+// FromCRD builds a Validator from a CRD manifest (its v1alpha1 version).
+func FromCRD(manifest []byte) (*Validator, error) {
+	var def apiextensionsv1.CustomResourceDefinition
+	if err := yaml.UnmarshalStrict(manifest, &def); err != nil {
+		return nil, fmt.Errorf("reading the CRD: %w", err)
+	}
+	var props *apiextensionsv1.JSONSchemaProps
+	for _, v := range def.Spec.Versions {
+		if v.Name == benchv1.GroupVersion.Version && v.Schema != nil {
+			props = v.Schema.OpenAPIV3Schema
+		}
+	}
+	if props == nil {
+		return nil, fmt.Errorf("the CRD has no schema for %s", benchv1.GroupVersion.Version)
+	}
+	internal := &apiextensionsinternal.JSONSchemaProps{}
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(props, internal, nil); err != nil {
+		return nil, fmt.Errorf("converting the CRD schema: %w", err)
+	}
+	structural, err := structuralschema.NewStructural(internal)
+	if err != nil {
+		return nil, fmt.Errorf("the CRD schema is not structural: %w", err)
+	}
+	schemaValidator, _, err := apiservervalidation.NewSchemaValidator(internal)
+	if err != nil {
+		return nil, fmt.Errorf("building the schema validator: %w", err)
+	}
+	return &Validator{
+		structural: structural,
+		schema:     schemaValidator,
+		cel:        cel.NewValidator(structural, true, celconfig.PerCallLimit),
+	}, nil
+}
+
+// Document is one BenchmarkRun read from a file, or the reasons it is invalid.
+type Document struct {
+	Index  int                   // position in a multi-document file, from 0
+	Meta   string                // metadata.name as written, for messages
+	Run    *benchv1.BenchmarkRun // defaulted, set only when Errors is empty
+	Errors field.ErrorList
+}
+
+// Name is the document's metadata.name, or its position when it has none.
+func (d Document) Name() string {
+	if d.Meta != "" {
+		return d.Meta
+	}
+	return fmt.Sprintf("document %d", d.Index+1)
+}
+
+// ReadAll validates every YAML or JSON document in r. The error is for unreadable input;
+// invalid documents are reported in their Document.
+func (v *Validator) ReadAll(ctx context.Context, r io.Reader) ([]Document, error) {
+	reader := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	var docs []Document
+	for i := 0; ; {
+		raw, err := reader.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return docs, fmt.Errorf("reading document %d: %w", i+1, err)
+		}
+		if j, err := yaml.YAMLToJSON(raw); err == nil && bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+			continue // empty or comment-only document
+		}
+		doc := v.Validate(ctx, raw)
+		doc.Index = i
+		docs = append(docs, doc)
+		i++
+	}
+	if len(docs) == 0 {
+		return nil, errors.New("no BenchmarkRun document found")
+	}
+	return docs, nil
+}
+
+// Validate checks one document the way the API server checks a create request.
+func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
+	fail := func(errs ...*field.Error) Document { return Document{Errors: errs} }
+	jsonData, err := yaml.YAMLToJSONStrict(raw)
+	if err != nil {
+		return fail(field.Invalid(field.NewPath(""), "", "not valid YAML: "+err.Error()))
+	}
+	obj := map[string]interface{}{}
+	if err := utiljson.Unmarshal(jsonData, &obj); err != nil {
+		return fail(field.Invalid(field.NewPath(""), "", "not a YAML or JSON object: "+err.Error()))
+	}
+	meta, _ := obj["metadata"].(map[string]interface{})
+	name, _ := meta["name"].(string)
+	if errs := checkTypeMeta(obj); len(errs) > 0 {
+		return Document{Meta: name, Errors: errs}
+	}
+
+	// Strict decoding: what pruning would drop is a field the API does not have.
+	var errs field.ErrorList
+	for _, p := range structuralpruning.PruneWithOptions(runtime.DeepCopyJSON(obj), v.structural, true,
+		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}) {
+		errs = append(errs, field.Forbidden(field.NewPath(p), "unknown field"))
+	}
+	structuraldefaulting.Default(obj, v.structural)
+	errs = append(errs, checkName(obj)...)
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.schema)...)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	errs = append(errs, celErrs...)
+	if len(errs) > 0 {
+		return Document{Meta: name, Errors: errs}
+	}
+
+	run := &benchv1.BenchmarkRun{}
+	defaulted, _ := json.Marshal(obj)
+	if err := json.Unmarshal(defaulted, run); err != nil {
+		return fail(field.Invalid(field.NewPath(""), "", "decoding the defaulted object: "+err.Error()))
+	}
+	return Document{Meta: name, Run: run}
+}
+
+func checkTypeMeta(obj map[string]interface{}) field.ErrorList {
+	var errs field.ErrorList
+	if got, _ := obj["apiVersion"].(string); got != benchv1.GroupVersion.String() {
+		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), got, "must be "+benchv1.GroupVersion.String()))
+	}
+	if got, _ := obj["kind"].(string); got != "BenchmarkRun" {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), got, "must be BenchmarkRun"))
+	}
+	return errs
+}
+
+func checkName(obj map[string]interface{}) field.ErrorList {
+	meta, _ := obj["metadata"].(map[string]interface{})
+	name, _ := meta["name"].(string)
+	generate, _ := meta["generateName"].(string)
+	p := field.NewPath("metadata", "name")
+	if name == "" && generate == "" {
+		return field.ErrorList{field.Required(p, "name or generateName is required")}
+	}
+	var errs field.ErrorList
+	if name != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(name, false) {
+			errs = append(errs, field.Invalid(p, name, msg))
+		}
+	}
+	return errs
+}

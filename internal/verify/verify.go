@@ -1,0 +1,108 @@
+// Package verify checks a running target against targets/CONTRACT.md, the way TechEmpower's
+// verification step does before anything is timed: a target that answers wrongly is reported,
+// never measured. It knows nothing of Kubernetes or of processes: it only needs a base URL.
+package verify
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/preset"
+)
+
+// Options says what to verify.
+type Options struct {
+	// BaseURL of the target, e.g. http://127.0.0.1:8080.
+	BaseURL string
+	// Endpoints to check; empty means every endpoint of the contract.
+	Endpoints []preset.Endpoint
+	// AdminDSN, optional, is a direct PostgreSQL DSN (not through a pooler) allowed to read
+	// pg_stat_statements: with it, DB endpoints must really run their statement.
+	AdminDSN string
+	// Timeout per request (default 10 s); the default-N primes request gets 12 times as long,
+	// since CPython's trial division takes seconds.
+	Timeout time.Duration
+	// Client overrides the HTTP client (default: a keep-alive client of its own).
+	Client *http.Client
+}
+
+// run is one verification in progress.
+type run struct {
+	base    string
+	timeout time.Duration
+	client  *http.Client
+	stats   *statCounter // nil without AdminDSN
+	dbErr   error        // why stats is nil although AdminDSN was given
+	admin   string       // AdminDSN with the password masked, for details
+}
+
+// checker verifies one endpoint.
+type checker func(ctx context.Context, r *run, e *endpoint)
+
+var checkers = map[preset.Endpoint]checker{
+	preset.Ping:           checkPing,
+	preset.Time:           checkTime,
+	preset.DBPing:         checkDBPing,
+	preset.DBTime:         checkDBTime,
+	preset.DevicesStatus:  checkDevicesStatus,
+	preset.DevicesCommand: checkDevicesCommand,
+	preset.EventsLive:     checkEventsLive,
+	preset.Health:         checkHealth,
+	preset.DBDocument:     checkDBDocument,
+	preset.DBDocuments:    checkDBDocuments,
+	preset.CPUPrimes:      checkCPUPrimes,
+}
+
+// Verify checks every requested endpoint plus the rules every target follows (/healthz, 404 on
+// an unknown path, keep-alive and Connection: close). A bad option is an error; a failing
+// target is a Report whose Passed is false.
+func Verify(ctx context.Context, opts Options) (Report, error) {
+	u, err := url.Parse(opts.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return Report{}, fmt.Errorf("base URL %q: want http://HOST:PORT", opts.BaseURL)
+	}
+	endpoints := opts.Endpoints
+	if len(endpoints) == 0 {
+		endpoints = preset.AllEndpoints()
+	}
+	for _, e := range endpoints {
+		if _, err := preset.ParseEndpoint(string(e)); err != nil {
+			return Report{}, err
+		}
+	}
+	r := &run{base: strings.TrimSuffix(opts.BaseURL, "/"), timeout: opts.Timeout, client: opts.Client}
+	if r.timeout <= 0 {
+		r.timeout = 10 * time.Second
+	}
+	if r.client == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.Proxy = nil // the target is local or in-cluster; never go through a proxy
+		r.client = &http.Client{Transport: tr}
+		defer tr.CloseIdleConnections()
+	}
+	if opts.AdminDSN != "" {
+		r.admin = RedactDSN(opts.AdminDSN)
+		r.stats, r.dbErr = newStatCounter(ctx, opts.AdminDSN)
+		if r.stats != nil {
+			defer r.stats.close()
+		}
+	}
+
+	report := Report{BaseURL: opts.BaseURL}
+	add := func(name string, check checker) {
+		e := &endpoint{report: &EndpointReport{Endpoint: name}}
+		check(ctx, r, e)
+		report.Endpoints = append(report.Endpoints, *e.report)
+	}
+	add("healthz", checkHealthz)
+	add("not-found", checkNotFound)
+	add("connection", checkConnection)
+	for _, key := range endpoints {
+		add(string(key), checkers[key])
+	}
+	return report, nil
+}

@@ -1,0 +1,121 @@
+// Gauntlet's one k6 script. Everything that varies between trials comes from the JSON
+// plan at __ENV.PLAN (built and validated by internal/workload); the plan is data only:
+// no JavaScript is ever generated from user input and nothing is evaluated.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { check } from 'k6';
+
+if (!__ENV.PLAN) {
+  throw new Error('PLAN: set it to the path of the JSON plan (k6 run -e PLAN=/path/plan.json)');
+}
+const plan = JSON.parse(open(__ENV.PLAN));
+if (!Array.isArray(plan.requests) || plan.requests.length === 0 || !(plan.mixTotal > 0)) {
+  throw new Error('plan.requests: the plan has no weighted requests');
+}
+if (plan.model !== 'open' && plan.model !== 'closed') {
+  throw new Error(`plan.model: "${plan.model}" is not "open" or "closed"`);
+}
+
+const ms = (n) => `${n}ms`;
+
+// One executor definition, used twice: the warmup, then the measured window. Each k6
+// scenario tags its samples (phase), so the measured window has series of its own.
+function scenario(phase, startMs, durationMs) {
+  const s = {
+    startTime: ms(startMs),
+    // Measured requests in flight at the end may finish (up to the timeout). The warmup
+    // stops at once instead: its window then does not overlap the measured one, so k6
+    // hands the warmup's VUs, with their open keep-alive connections, to the measured
+    // window rather than starting a second, cold set (verified: 51 connections, not 100).
+    gracefulStop: phase === 'warmup' ? '0s' : ms(plan.timeoutMs),
+    tags: { phase },
+  };
+  if (plan.model === 'open') {
+    return Object.assign(s, {
+      executor: 'constant-arrival-rate',
+      rate: plan.rate,
+      timeUnit: '1s',
+      duration: ms(durationMs),
+      preAllocatedVUs: plan.preAllocatedVUs,
+      maxVUs: plan.maxVUs,
+    });
+  }
+  return Object.assign(s, { executor: 'constant-vus', vus: plan.vus, duration: ms(durationMs) });
+}
+
+const scenarios = {};
+if (plan.warmupMs > 0) {
+  scenarios.warmup = scenario('warmup', 0, plan.warmupMs);
+}
+scenarios.measure = scenario('measure', plan.warmupMs, plan.measureMs);
+
+// Parallel runners share one plan; each pod sets GAUNTLET_RUNNER so series stay apart.
+const tags = Object.assign({}, plan.tags);
+if (__ENV.GAUNTLET_RUNNER) {
+  tags.runner = __ENV.GAUNTLET_RUNNER;
+}
+
+export const options = {
+  scenarios,
+  tags,
+  // false: k6 sets Go's DisableKeepAlives, a new connection per request.
+  noConnectionReuse: !plan.keepAlive,
+  // Bodies are read to the end (timings include them) but not kept.
+  discardResponseBodies: true,
+  // k6's defaults without url: {id} paths would make one series per id.
+  systemTags: ['proto', 'subproto', 'status', 'method', 'name', 'group', 'check', 'error',
+    'error_code', 'tls_version', 'scenario', 'service', 'expected_response'],
+  summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)'],
+  // Always-true thresholds on the measured submetrics: they make k6 keep these
+  // submetrics, so --summary-export carries exact figures of the measured window alone.
+  // dropped_iterations carries only the k6 scenario tag (not the scenario's own tags).
+  thresholds: {
+    'http_req_duration{phase:measure}': ['max>=0'],
+    'http_reqs{phase:measure}': ['count>=0'],
+    'http_req_failed{phase:measure}': ['rate>=0'],
+    'checks{phase:measure}': ['rate>=0'],
+    'dropped_iterations{scenario:measure}': ['count>=0'],
+  },
+};
+
+// Per-request parameters, built once per VU. The name tag is the path template.
+const requests = plan.requests.map((r) => ({
+  method: r.method,
+  path: r.path,
+  body: r.body ? r.body : null,
+  expectStatus: r.expectStatus,
+  cumWeight: r.cumWeight,
+  idMin: r.idMin || 0,
+  idSpan: r.idSpan || 0,
+  idStride: r.idStride || 0,
+  params: {
+    headers: r.body ? { 'Content-Type': 'application/json' } : {},
+    tags: { name: r.path },
+    timeout: ms(plan.timeoutMs),
+    // http_req_failed then means "not the status the contract expects".
+    responseCallback: http.expectedStatuses(r.expectStatus),
+  },
+}));
+
+// Marks the start of the load on stderr: internal/k6 times its CPU samples from it.
+export function setup() {
+  console.log('gauntlet: load starts');
+}
+
+// The same deterministic rules as internal/workload (Mix.Pick and IDRange.At).
+export default function () {
+  const it = exec.scenario.iterationInTest;
+  const pos = ((it % plan.mixTotal) * plan.mixStride) % plan.mixTotal;
+  let i = 0;
+  while (i < requests.length - 1 && pos >= requests[i].cumWeight) {
+    i++;
+  }
+  const q = requests[i];
+  let path = q.path;
+  if (q.idSpan > 0) {
+    const id = q.idMin + ((it % q.idSpan) * q.idStride) % q.idSpan;
+    path = path.split('{id}').join(String(id));
+  }
+  const res = http.request(q.method, plan.baseURL + path, q.body, q.params);
+  check(res, { 'expected status': (r) => r.status === q.expectStatus });
+}

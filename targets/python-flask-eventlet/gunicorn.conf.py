@@ -1,0 +1,10 @@
+"""gunicorn settings (read from the working directory): PORT and WORKERS from the environment."""
+import settings
+
+bind = f"0.0.0.0:{settings.PORT}"
+workers = settings.WORKERS
+worker_class = "eventlet"  # seed 002: green threads, many requests in flight per process
+worker_connections = 1000  # gunicorn's default, stated: concurrent clients per worker
+accesslog = None  # no per-request logging
+loglevel = "info"  # start and stop lines only
+graceful_timeout = 8  # finish in-flight requests within the contract's 10 s

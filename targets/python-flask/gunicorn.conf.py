@@ -1,0 +1,9 @@
+"""gunicorn settings (read from the working directory): PORT and WORKERS from the environment."""
+import settings
+
+bind = f"0.0.0.0:{settings.PORT}"
+workers = settings.WORKERS
+worker_class = "sync"  # seeds 002 and 003: one request at a time per process
+accesslog = None  # no per-request logging
+loglevel = "info"  # start and stop lines only
+graceful_timeout = 8  # finish in-flight requests within the contract's 10 s

@@ -1,0 +1,193 @@
+package api
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// base is a valid run that every case below breaks in exactly one way.
+const base = `
+apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata:
+  name: base
+spec:
+  targets:
+  - name: go
+    preset: go-nethttp
+    workers: 4
+    nodePool: amd
+    env: [{name: GOGC, value: "200"}]
+  - name: mine
+    image: registry.example/mine:1.0
+    port: 8080
+  nodePools:
+  - name: amd
+    nodeSelector: {kubernetes.io/arch: amd64}
+    tolerations: [{key: dedicated, operator: Equal, value: bench, effect: NoSchedule}]
+    hourlyPrice: "0.17"
+  - name: loadgen
+  loadGenerator: {nodePool: loadgen, parallelism: 2}
+  database:
+    appPool: {min: 5, max: 15}
+    pooler: {poolMode: transaction}
+  scenarios:
+  - name: ping
+    workload: ping
+  - name: mix
+    requests:
+    - {method: GET, path: /devices/status, weight: 6}
+    - {method: POST, path: /devices/1/command, body: '{"action":"set"}', weight: 3}
+  load:
+    model: open
+    rates: [1000, 5000]
+    warmup: 30s
+    duration: 5m
+    repetitions: 3
+  slo: {p99: 50ms, errorRate: "0.001"}
+  cleanup: {policy: OnSuccess, ttlSecondsAfterFinished: 3600}
+`
+
+type invalidCase struct {
+	name   string
+	mutate func(o map[string]any)
+	field  string // the field path both verdicts must name
+}
+
+func set(path string, value any) func(map[string]any) {
+	return func(o map[string]any) { setPath(o, path, value) }
+}
+
+func del(path string) func(map[string]any) {
+	return func(o map[string]any) {
+		parts := strings.Split(path, ".")
+		parent := walk(o, parts[:len(parts)-1])
+		delete(parent, parts[len(parts)-1])
+	}
+}
+
+func both(fs ...func(map[string]any)) func(map[string]any) {
+	return func(o map[string]any) {
+		for _, f := range fs {
+			f(o)
+		}
+	}
+}
+
+var yes = true
+
+var invalidCases = []invalidCase{
+	{"bad metadata name", set("metadata.name", "Bad_Name"), "metadata.name"},
+	{"unknown field", set("spec.bogus", 1), "spec.bogus"},
+	{"no targets", set("spec.targets", []any{}), "spec.targets"},
+	{"missing scenarios", del("spec.scenarios"), "spec.scenarios"},
+	{"target name not a DNS label", set("spec.targets.0.name", "Go!"), "spec.targets[0].name"},
+	{"duplicate target names", set("spec.targets.1.name", "go"), "spec.targets[1]"},
+	{"preset and image together", set("spec.targets.0.image", "x:1"), "spec.targets[0]"},
+	{"neither preset nor image", del("spec.targets.0.preset"), "spec.targets[0]"},
+	{"image without port", del("spec.targets.1.port"), "spec.targets[1].port"},
+	{"unknown preset", set("spec.targets.0.preset", "rust-actix"), "spec.targets[0].preset"},
+	{"zero workers", set("spec.targets.0.workers", 0), "spec.targets[0].workers"},
+	{"too many workers", set("spec.targets.0.workers", 1000), "spec.targets[0].workers"},
+	{"reserved env var", set("spec.targets.0.env.0.name", "DATABASE_URL"), "spec.targets[0].env[0].name"},
+	{"target node pool unknown", set("spec.targets.0.nodePool", "arm"), "spec.targets"},
+	{"duplicate node pools", set("spec.nodePools.1.name", "amd"), "spec.nodePools[1]"},
+	{"hourly price not a decimal", set("spec.nodePools.0.hourlyPrice", "17 cents"), "spec.nodePools[0].hourlyPrice"},
+	{"toleration operator", set("spec.nodePools.0.tolerations.0.operator", "Maybe"), "spec.nodePools[0].tolerations[0].operator"},
+	{"load generator node pool unknown", set("spec.loadGenerator.nodePool", "arm"), "spec.loadGenerator.nodePool"},
+	{"zero parallelism", set("spec.loadGenerator.parallelism", 0), "spec.loadGenerator.parallelism"},
+	{"too much parallelism", set("spec.loadGenerator.parallelism", 65), "spec.loadGenerator.parallelism"},
+	{"app pool min above max", set("spec.database.appPool.min", 20), "spec.database.appPool"},
+	{"pool mode", set("spec.database.pooler.poolMode", "statement"), "spec.database.pooler.poolMode"},
+	{"connect via", set("spec.database.connectVia", "proxy"), "spec.database.connectVia"},
+	{"prepared statements", set("spec.database.preparedStatements", "maybe"), "spec.database.preparedStatements"},
+	{"database instances", set("spec.database.instances", 9), "spec.database.instances"},
+	{"db workload without database", both(del("spec.database"), set("spec.scenarios.0.workload", "db-ping")), "spec.database"},
+	{"db path without database", both(del("spec.database"), set("spec.scenarios.1.requests.0.path", "/api/db/time")), "spec.database"},
+	{"workload and requests together", set("spec.scenarios.0.requests", []any{map[string]any{"path": "/x"}}), "spec.scenarios[0]"},
+	{"neither workload nor requests", del("spec.scenarios.0.workload"), "spec.scenarios[0]"},
+	{"unknown workload", set("spec.scenarios.0.workload", "fortunes"), "spec.scenarios[0].workload"},
+	{"duplicate scenarios", set("spec.scenarios.1.name", "ping"), "spec.scenarios[1]"},
+	{"zero weight", set("spec.scenarios.1.requests.0.weight", 0), "spec.scenarios[1].requests[0].weight"},
+	{"path without slash", set("spec.scenarios.1.requests.0.path", "devices"), "spec.scenarios[1].requests[0].path"},
+	{"unknown method", set("spec.scenarios.1.requests.0.method", "FETCH"), "spec.scenarios[1].requests[0].method"},
+	{"expected status out of range", set("spec.scenarios.1.requests.0.expectStatus", 700), "spec.scenarios[1].requests[0].expectStatus"},
+	{"unknown model", set("spec.load.model", "poisson"), "spec.load.model"},
+	{"open model without rates", del("spec.load.rates"), "spec.load.rates"},
+	{"closed model without connections", set("spec.load.model", "closed"), "spec.load.connections"},
+	{"connections on the open model", set("spec.load.connections", []any{100}), "spec.load.connections"},
+	{"zero rate", set("spec.load.rates", []any{0}), "spec.load.rates[0]"},
+	{"duplicate rates", set("spec.load.rates", []any{1000, 1000}), "spec.load.rates[1]"},
+	{"zero duration", set("spec.load.duration", "0s"), "spec.load.duration"},
+	{"duration not a duration", set("spec.load.duration", "5 minutes"), "spec.load.duration"},
+	{"zero request timeout", set("spec.load.requestTimeout", "0m"), "spec.load.requestTimeout"},
+	{"zero repetitions", set("spec.load.repetitions", 0), "spec.load.repetitions"},
+	{"too many repetitions", set("spec.load.repetitions", 21), "spec.load.repetitions"},
+	{"empty slo", set("spec.slo", map[string]any{}), "spec.slo"},
+	{"error rate above one", set("spec.slo.errorRate", "2"), "spec.slo.errorRate"},
+	{"cleanup policy", set("spec.cleanup.policy", "Sometimes"), "spec.cleanup.policy"},
+	{"negative ttl", set("spec.cleanup.ttlSecondsAfterFinished", -1), "spec.cleanup.ttlSecondsAfterFinished"},
+	{"keep-alive not a boolean", set("spec.load.keepAlive", "sometimes"), "spec.load.keepAlive"},
+}
+
+// Each invalid run is refused by the API server with a message naming the field, and
+// gauntlet validate gives the same verdict naming the same field.
+func TestInvalidRunsAreRefused(t *testing.T) {
+	if len(invalidCases) < 30 {
+		t.Fatalf("want at least 30 invalid cases, have %d", len(invalidCases))
+	}
+	ns := newNamespace(t)
+	seen := map[string]bool{}
+	for _, tc := range invalidCases {
+		if seen[tc.name] {
+			t.Fatalf("duplicate case %q", tc.name)
+		}
+		seen[tc.name] = true
+		t.Run(tc.name, func(t *testing.T) {
+			obj := map[string]any{}
+			if err := yaml.Unmarshal([]byte(base), &obj); err != nil {
+				t.Fatal(err)
+			}
+			tc.mutate(obj)
+
+			u := &unstructured.Unstructured{Object: obj}
+			u.SetNamespace(ns)
+			err := env.Client.Create(context.Background(), u, strict)
+			if err == nil {
+				t.Fatalf("the API server accepted it")
+			}
+			if !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("the API server's message does not name %s: %v", tc.field, err)
+			}
+
+			raw, _ := yaml.Marshal(obj)
+			doc := validator.Validate(context.Background(), raw)
+			if len(doc.Errors) == 0 {
+				t.Fatalf("gauntlet validate accepted what the API server refused (%v)", err)
+			}
+			if msg := doc.Errors.ToAggregate().Error(); !strings.Contains(msg, tc.field) {
+				t.Errorf("gauntlet validate's message does not name %s: %s", tc.field, msg)
+			}
+		})
+	}
+}
+
+// The base itself must pass both, or every case above proves nothing.
+func TestBaseRunIsValid(t *testing.T) {
+	obj := map[string]any{}
+	if err := yaml.Unmarshal([]byte(base), &obj); err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetNamespace(newNamespace(t))
+	if err := env.Client.Create(context.Background(), u, strict); err != nil {
+		t.Fatalf("the API server refuses the base run: %v", err)
+	}
+	if doc := validator.Validate(context.Background(), []byte(base)); len(doc.Errors) > 0 {
+		t.Fatalf("gauntlet validate refuses the base run: %v", doc.Errors.ToAggregate())
+	}
+}

@@ -1,0 +1,139 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// restClient talks to the gauntlet.dev/v1alpha1 API directly, for what the typed client
+// does not expose (server-side tables).
+func restClient(t *testing.T) *rest.RESTClient {
+	t.Helper()
+	cfg := rest.CopyConfig(env.Config)
+	cfg.GroupVersion = &benchv1.GroupVersion
+	cfg.APIPath = "/apis"
+	cfg.NegotiatedSerializer = scheme.Codecs.WithoutConversion()
+	c, err := rest.RESTClientFor(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func createBase(t *testing.T, ns string) *benchv1.BenchmarkRun {
+	t.Helper()
+	run := &benchv1.BenchmarkRun{}
+	if err := yaml.UnmarshalStrict([]byte(base), run); err != nil {
+		t.Fatal(err)
+	}
+	run.Namespace = ns
+	if err := env.Client.Create(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// kubectl get shows phase, progress, targets, a headline result and age: the server builds
+// that table from the CRD's printer columns.
+func TestPrinterColumns(t *testing.T) {
+	ns := newNamespace(t)
+	run := createBase(t, ns)
+	run.Status = benchv1.BenchmarkRunStatus{
+		Phase: benchv1.PhaseRunning, Progress: "7/24", TargetNames: "go,mine",
+		Headline: "best p99: go 1.9ms @ 1000/s",
+	}
+	if err := env.Client.Status().Update(context.Background(), run); err != nil {
+		t.Fatal(err)
+	}
+
+	raw, err := restClient(t).Get().Namespace(ns).Resource("benchmarkruns").
+		SetHeader("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io").DoRaw(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table metav1.Table
+	if err := json.Unmarshal(raw, &table); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range table.ColumnDefinitions {
+		names = append(names, c.Name)
+	}
+	wantCols := []string{"Name", "Phase", "Progress", "Targets", "Result", "Age"}
+	if fmt.Sprint(names) != fmt.Sprint(wantCols) {
+		t.Fatalf("columns = %v, want %v", names, wantCols)
+	}
+	if len(table.Rows) != 1 {
+		t.Fatalf("want one row, got %d", len(table.Rows))
+	}
+	cells := table.Rows[0].Cells
+	want := []any{"base", "Running", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s"}
+	for i, w := range want {
+		if cells[i] != w {
+			t.Errorf("cell %s = %v, want %v", wantCols[i], cells[i], w)
+		}
+	}
+}
+
+// Short names br and bench resolve through discovery, as kubectl uses them.
+func TestShortNames(t *testing.T) {
+	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := dc.ServerResourcesForGroupVersion("gauntlet.dev/v1alpha1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list.APIResources {
+		if r.Name == "benchmarkruns" {
+			if fmt.Sprint(r.ShortNames) != "[br bench]" {
+				t.Fatalf("short names = %v", r.ShortNames)
+			}
+			return
+		}
+	}
+	t.Fatal("benchmarkruns not served")
+}
+
+// Before a run starts its spec may change; once status.startedAt is set it may not.
+func TestSpecImmutableOnceStarted(t *testing.T) {
+	ctx := context.Background()
+	run := createBase(t, newNamespace(t))
+
+	run.Spec.Load.Repetitions = 5
+	if err := env.Client.Update(ctx, run); err != nil {
+		t.Fatalf("a spec change before the start was refused: %v", err)
+	}
+	now := metav1.Now()
+	run.Status.StartedAt = &now
+	run.Status.Phase = benchv1.PhaseProvisioning
+	if err := env.Client.Status().Update(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	run.Spec.Load.Repetitions = 7
+	err := env.Client.Update(ctx, run)
+	if err == nil {
+		t.Fatal("a spec change after the start was accepted")
+	}
+	if want := "spec is immutable once the run has started"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not say %q", err, want)
+	}
+	// Metadata stays mutable: labels are how users organise runs.
+	run.Spec.Load.Repetitions = 5
+	run.Labels = map[string]string{"team": "perf"}
+	if err := env.Client.Update(ctx, run); err != nil {
+		t.Fatalf("a label change after the start was refused: %v", err)
+	}
+}
