@@ -1,0 +1,120 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+var presets = map[string][]string{
+	"go-nethttp": {"ping", "db-ping"},
+	"nginx":      {"ping"},
+}
+
+func spec() *benchv1.BenchmarkRunSpec {
+	return &benchv1.BenchmarkRunSpec{
+		Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}, {Name: "ngx", Preset: "nginx"}, {Name: "own", Image: "x", Port: new(int32)}},
+		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}, {Name: "db", Workload: "db-ping"},
+			{Name: "mix", Requests: []benchv1.Request{{Method: "GET", Path: "/a", Weight: 2, ExpectStatus: 200}}}},
+		Load: benchv1.Load{Model: "open", Rates: []int32{100, 200}, Repetitions: 2},
+	}
+}
+
+func TestBuildInterleavesRepetitionsAcrossTargets(t *testing.T) {
+	trials, err := Build(spec(), presets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 2*3*2*3 {
+		t.Fatalf("got %d trials, want 36", len(trials))
+	}
+	var got []string
+	for i, tr := range trials {
+		if tr.Index != int32(i) {
+			t.Fatalf("trial %d has index %d", i, tr.Index)
+		}
+		got = append(got, tr.Name)
+	}
+	// ABCABC: every target runs a load point before any target repeats it.
+	want := "go-ping-100-r1 ngx-ping-100-r1 own-ping-100-r1 go-ping-200-r1 ngx-ping-200-r1 own-ping-200-r1"
+	if s := strings.Join(got[:6], " "); s != want {
+		t.Errorf("first trials = %s\nwant %s", s, want)
+	}
+	if trials[18].Name != "go-ping-100-r2" {
+		t.Errorf("second repetition starts with %s", trials[18].Name)
+	}
+	seen := map[string]bool{}
+	for _, tr := range trials {
+		if seen[tr.Name] {
+			t.Fatalf("duplicate trial name %s", tr.Name)
+		}
+		seen[tr.Name] = true
+	}
+}
+
+func TestBuildSkipsWhatAPresetDoesNotImplement(t *testing.T) {
+	trials, _ := Build(spec(), presets)
+	skipped := map[string]string{}
+	for _, tr := range trials {
+		if tr.Skip != "" {
+			skipped[tr.Name] = tr.Skip
+		}
+	}
+	// nginx lacks db-ping: 2 load points x 2 repetitions skipped; the image and the custom mix never.
+	if len(skipped) != 4 {
+		t.Fatalf("skipped = %v", skipped)
+	}
+	if r := skipped["ngx-db-100-r1"]; !strings.Contains(r, "nginx does not implement db-ping") {
+		t.Errorf("reason = %q", r)
+	}
+	st := trials[0].Status()
+	if st.Phase != benchv1.TrialPending {
+		t.Errorf("phase %s", st.Phase)
+	}
+	for _, tr := range trials {
+		if tr.Skip != "" && tr.Status().Phase != benchv1.TrialSkipped {
+			t.Errorf("%s not Skipped", tr.Name)
+		}
+	}
+}
+
+func TestBuildClosedModelUsesConnections(t *testing.T) {
+	s := spec()
+	s.Load = benchv1.Load{Model: "closed", Connections: []int32{10}, Repetitions: 1}
+	trials, err := Build(s, presets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 9 || trials[0].LoadPoint != 10 {
+		t.Fatalf("got %d trials, first %+v", len(trials), trials[0])
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	s := spec()
+	s.Targets[0].Preset = "rust-actix"
+	if _, err := Build(s, presets); err == nil || !strings.Contains(err.Error(), "spec.targets[go].preset") {
+		t.Errorf("unknown preset: %v", err)
+	}
+	s = spec()
+	s.Load.Rates = nil
+	if _, err := Build(s, presets); err == nil || !strings.Contains(err.Error(), "spec.load") {
+		t.Errorf("no load points: %v", err)
+	}
+}
+
+func TestRequests(t *testing.T) {
+	reqs, err := Requests(spec(), "mix")
+	if err != nil || len(reqs) != 1 || reqs[0].Weight != 2 || reqs[0].Path != "/a" {
+		t.Fatalf("custom mix: %+v %v", reqs, err)
+	}
+	reqs, err = Requests(spec(), "db")
+	if err != nil || fmt.Sprint(reqs[0].Path) != "/api/db/ping" {
+		t.Fatalf("catalogue: %+v %v", reqs, err)
+	}
+	if _, err := Requests(spec(), "nope"); err == nil {
+		t.Fatal("unknown scenario accepted")
+	}
+}

@@ -1,0 +1,238 @@
+package results
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// Validity flags of a result row.
+const (
+	FlagGeneratorBound    = "GeneratorBound"
+	FlagDroppedIterations = "DroppedIterations"
+	FlagRateShortfall     = "RateShortfall"
+	FlagErrorsAboveSLO    = "ErrorsAboveSLO"
+	FlagFailedRepetitions = "FailedRepetitions"
+)
+
+// GeneratorBoundMillicores: above 80% of a core, k6 itself may be what limits the figures.
+const GeneratorBoundMillicores = 800
+
+// Flags says why one trial's figures cannot be trusted as the target's; empty means valid.
+func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *benchv1.SLO) []string {
+	var flags []string
+	if m.GeneratorCPUMillicores > GeneratorBoundMillicores {
+		flags = append(flags, FlagGeneratorBound)
+	}
+	if m.DroppedIterations > 0 {
+		flags = append(flags, FlagDroppedIterations)
+	}
+	// Open model only: a closed model has no offered rate to fall short of.
+	if load.Model != "closed" && m.AchievedMilliRPS*100 < int64(loadPoint)*1000*99 {
+		flags = append(flags, FlagRateShortfall)
+	}
+	if slo != nil && slo.ErrorRate != "" && m.ErrorRatePPM > ppm(slo.ErrorRate) {
+		flags = append(flags, FlagErrorsAboveSLO)
+	}
+	return flags
+}
+
+type rowKey struct {
+	target, scenario string
+	point            int32
+}
+
+// Aggregate groups the succeeded trials by target, scenario and load point, in plan order,
+// and summarizes each figure over the repetitions.
+func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
+	var order []rowKey
+	groups := map[rowKey][]benchv1.Trial{}
+	for _, t := range trials {
+		if t.Phase == benchv1.TrialSkipped || t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning {
+			continue
+		}
+		k := rowKey{t.Target, t.Scenario, t.LoadPoint}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], t)
+	}
+	rows := make([]benchv1.ResultRow, 0, len(order))
+	for _, k := range order {
+		rows = append(rows, row(spec, k, groups[k]))
+	}
+	return rows
+}
+
+func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial) benchv1.ResultRow {
+	var ms []benchv1.Measurement
+	flagSet := map[string]bool{}
+	var flags, notes []string
+	addFlag := func(f string) {
+		if !flagSet[f] {
+			flagSet[f] = true
+			flags = append(flags, f)
+		}
+	}
+	for _, t := range trials {
+		if t.Phase != benchv1.TrialSucceeded || t.Result == nil {
+			addFlag(FlagFailedRepetitions)
+			notes = append(notes, fmt.Sprintf("repetition %d failed: %s", t.Repetition, t.Message))
+			continue
+		}
+		ms = append(ms, *t.Result)
+		for _, f := range Flags(*t.Result, spec.Load, k.point, spec.SLO) {
+			addFlag(f)
+		}
+	}
+	r := benchv1.ResultRow{
+		Target: k.target, Scenario: k.scenario, LoadPoint: k.point, Repetitions: int32(len(ms)),
+		AchievedMilliRPS:  over(ms, func(m benchv1.Measurement) int64 { return m.AchievedMilliRPS }),
+		P50Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P50Micros }),
+		P90Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P90Micros }),
+		P95Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P95Micros }),
+		P99Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P99Micros }),
+		P999Micros:        over(ms, func(m benchv1.Measurement) int64 { return m.P999Micros }),
+		MaxMicros:         over(ms, func(m benchv1.Measurement) int64 { return m.MaxMicros }),
+		ErrorRatePPM:      over(ms, func(m benchv1.Measurement) int64 { return m.ErrorRatePPM }),
+		DroppedIterations: over(ms, func(m benchv1.Measurement) int64 { return m.DroppedIterations }),
+		Flags:             flags,
+		Valid:             len(flags) == 0 && len(ms) > 0,
+	}
+	if hasAny(ms, func(m benchv1.Measurement) bool { return m.CPUMillicores > 0 }) {
+		s := over(ms, func(m benchv1.Measurement) int64 { return m.CPUMillicores })
+		r.CPUMillicores = &s
+	}
+	if hasAny(ms, func(m benchv1.Measurement) bool { return m.MemoryBytes > 0 }) {
+		s := over(ms, func(m benchv1.Measurement) int64 { return m.MemoryBytes })
+		r.MemoryBytes = &s
+	}
+	r.CostMicroUSDPerMillion = cost(spec, k.target, r.AchievedMilliRPS.Median)
+	r.SLO = verdict(spec.SLO, r)
+	if len(ms) == 0 {
+		notes = append(notes, "no repetition succeeded")
+	}
+	r.Message = strings.Join(notes, "; ")
+	return r
+}
+
+func over(ms []benchv1.Measurement, f func(benchv1.Measurement) int64) benchv1.Stat {
+	v := make([]int64, len(ms))
+	for i, m := range ms {
+		v[i] = f(m)
+	}
+	return Summarize(v)
+}
+
+func hasAny(ms []benchv1.Measurement, f func(benchv1.Measurement) bool) bool {
+	for _, m := range ms {
+		if f(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict judges the medians against the SLO.
+func verdict(slo *benchv1.SLO, r benchv1.ResultRow) benchv1.Verdict {
+	if slo == nil || r.Repetitions == 0 {
+		return benchv1.VerdictNone
+	}
+	limits := []struct {
+		limit benchv1.Duration
+		got   int64
+	}{
+		{slo.P50, r.P50Micros.Median}, {slo.P90, r.P90Micros.Median}, {slo.P95, r.P95Micros.Median},
+		{slo.P99, r.P99Micros.Median}, {slo.P999, r.P999Micros.Median},
+	}
+	for _, l := range limits {
+		if l.limit != "" && l.got > l.limit.Std().Microseconds() {
+			return benchv1.VerdictMissed
+		}
+	}
+	if slo.ErrorRate != "" && r.ErrorRatePPM.Median > ppm(slo.ErrorRate) {
+		return benchv1.VerdictMissed
+	}
+	return benchv1.VerdictMet
+}
+
+// cost is the node pool's hourly price spread over the requests served in an hour at the
+// achieved rate, per million requests, in micro-USD. The pool is dedicated, so the whole
+// node is charged to the target.
+func cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 {
+	if milliRPS <= 0 {
+		return nil
+	}
+	for _, t := range spec.Targets {
+		if t.Name != target || t.NodePool == "" {
+			continue
+		}
+		for _, p := range spec.NodePools {
+			if p.Name == t.NodePool && p.HourlyPrice != "" {
+				priceMicro := micros(p.HourlyPrice)
+				c := priceMicro * 1_000_000 * 1000 / (milliRPS * int64(time.Hour/time.Second))
+				return &c
+			}
+		}
+	}
+	return nil
+}
+
+// ppm reads a decimal fraction such as "0.001" as parts per million (the schema allows at
+// most 6 decimals).
+func ppm(fraction string) int64 { return micros(fraction) }
+
+// micros reads a non-negative decimal with at most 6 decimals as millionths, exactly.
+func micros(decimal string) int64 {
+	whole, frac, _ := strings.Cut(decimal, ".")
+	w, _ := strconv.ParseInt(whole, 10, 64)
+	frac = (frac + "000000")[:6]
+	f, _ := strconv.ParseInt(frac, 10, 64)
+	return w*1_000_000 + f
+}
+
+// Progress is "finished/planned", skipped trials counting as finished.
+func Progress(trials []benchv1.Trial) string {
+	done := 0
+	for _, t := range trials {
+		switch t.Phase {
+		case benchv1.TrialSucceeded, benchv1.TrialFailed, benchv1.TrialSkipped:
+			done++
+		}
+	}
+	return fmt.Sprintf("%d/%d", done, len(trials))
+}
+
+// Headline names the lowest median p99 among valid rows at the highest load point.
+func Headline(rows []benchv1.ResultRow) string {
+	var best *benchv1.ResultRow
+	for i := range rows {
+		r := &rows[i]
+		if !r.Valid {
+			continue
+		}
+		if best == nil || r.LoadPoint > best.LoadPoint ||
+			(r.LoadPoint == best.LoadPoint && r.P99Micros.Median < best.P99Micros.Median) {
+			best = r
+		}
+	}
+	if best == nil {
+		return "no valid result"
+	}
+	return fmt.Sprintf("best p99: %s %s %s @ %d", best.Target, best.Scenario, FormatMicros(best.P99Micros.Median), best.LoadPoint)
+}
+
+// FormatMicros prints a latency the way people read them: 850µs, 1.86ms, 2.3s.
+func FormatMicros(us int64) string {
+	switch {
+	case us < 1000:
+		return fmt.Sprintf("%dµs", us)
+	case us < 1_000_000:
+		return strconv.FormatFloat(float64(us)/1000, 'f', 2, 64) + "ms"
+	default:
+		return strconv.FormatFloat(float64(us)/1e6, 'f', 2, 64) + "s"
+	}
+}
