@@ -49,7 +49,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			err = patchErr
 		}
 	}()
-	for _, p := range []phase{r.accept} {
+	for _, p := range []phase{r.accept, r.prerequisites} {
 		if result, err = p(ctx, s); err != nil || !result.IsZero() {
 			return result, err
 		}

@@ -18,7 +18,7 @@ type Database struct {
 	// Storage size of each instance.
 	// +optional
 	// +kubebuilder:default="10Gi"
-	Storage resource.Quantity `json:"storage,omitempty"`
+	Storage *resource.Quantity `json:"storage,omitempty"`
 
 	// StorageClass of the volumes; empty uses the cluster default.
 	// +optional
@@ -84,10 +84,10 @@ type AppPool struct {
 	// +kubebuilder:default=5
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000
-	Min int32 `json:"min"`
+	Min *int32 `json:"min,omitempty"`
 	// +optional
 	// +kubebuilder:default=15
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
-	Max int32 `json:"max"`
+	Max int32 `json:"max,omitempty"`
 }

@@ -61,12 +61,12 @@ type Resources struct {
 	// CPU, for example "2" or "1500m".
 	// +optional
 	// +kubebuilder:default="1"
-	CPU resource.Quantity `json:"cpu,omitempty"`
+	CPU *resource.Quantity `json:"cpu,omitempty"`
 
 	// Memory, for example "1Gi".
 	// +optional
 	// +kubebuilder:default="1Gi"
-	Memory resource.Quantity `json:"memory,omitempty"`
+	Memory *resource.Quantity `json:"memory,omitempty"`
 }
 
 // EnvVar is a plain environment variable.

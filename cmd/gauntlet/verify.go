@@ -21,7 +21,7 @@ func newVerifyCmd() *cobra.Command {
 	var (
 		url, adminDSN, endpoints string
 		timeout                  time.Duration
-		verbose                  bool
+		verbose, noKeepAlive     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "verify --url URL [--endpoints a,b] [--admin-dsn DSN]",
@@ -47,7 +47,7 @@ func newVerifyCmd() *cobra.Command {
 				fmt.Fprintf(out, " (database checks through %s)", verify.RedactDSN(adminDSN))
 			}
 			fmt.Fprintln(out)
-			rep, err := verify.Verify(cmd.Context(), verify.Options{BaseURL: url, Endpoints: keys, AdminDSN: adminDSN, Timeout: timeout})
+			rep, err := verify.Verify(cmd.Context(), verify.Options{BaseURL: url, Endpoints: keys, AdminDSN: adminDSN, Timeout: timeout, NoKeepAlive: noKeepAlive})
 			if err != nil {
 				return err
 			}
@@ -63,6 +63,7 @@ func newVerifyCmd() *cobra.Command {
 	f.StringVar(&endpoints, "endpoints", "", "comma-separated endpoint keys to check (default: all of "+joinKeys()+")")
 	f.StringVar(&adminDSN, "admin-dsn", "", "direct PostgreSQL DSN able to read pg_stat_statements (default $"+adminDSNEnv+")")
 	f.DurationVar(&timeout, "timeout", 10*time.Second, "timeout per request (the default-N primes request gets 12 times as long)")
+	f.BoolVar(&noKeepAlive, "no-keep-alive", false, "the target closes every connection by design (target.yaml keepAlive: false)")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print passing checks too")
 	_ = cmd.MarkFlagRequired("url")
 	return cmd

@@ -27,8 +27,11 @@ type Preset struct {
 	Framework   Component  `json:"framework"`
 	Endpoints   []Endpoint `json:"endpoints"`
 	Image       string     `json:"image"`
-	Dockerfile  string     `json:"dockerfile"`
-	Local       Local      `json:"local"`
+	// KeepAlive false declares a server that closes every connection after its response by
+	// design (gunicorn's sync worker); absent means keep-alive is supported, as the contract asks.
+	KeepAlive  *bool  `json:"keepAlive,omitempty"`
+	Dockerfile string `json:"dockerfile"`
+	Local      Local  `json:"local"`
 
 	// Dir is the target folder the manifest was read from (not part of the file).
 	Dir string `json:"-"`
@@ -49,6 +52,9 @@ type Local struct {
 	// Unsupported, when set, is why the target cannot run on this machine.
 	Unsupported string `json:"unsupported"`
 }
+
+// KeepsAlive reports whether the target keeps connections open between requests.
+func (p *Preset) KeepsAlive() bool { return p.KeepAlive == nil || *p.KeepAlive }
 
 // Supports reports whether the target lists the endpoint.
 func (p *Preset) Supports(e Endpoint) bool {

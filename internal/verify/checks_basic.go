@@ -61,8 +61,13 @@ func checkConnection(ctx context.Context, r *run, e *endpoint) {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	e.add("keep-alive", len(reused) == 2 && reused[1], 0,
-		"expected the second request to reuse the first one's connection (reused: %v)", reused)
+	if r.noKeepAlive {
+		e.add("keep-alive declared off", len(reused) == 2 && !reused[1], 0,
+			"target.yaml says keepAlive: false, but the second request reused the connection (reused: %v)", reused)
+	} else {
+		e.add("keep-alive", len(reused) == 2 && reused[1], 0,
+			"expected the second request to reuse the first one's connection (reused: %v)", reused)
+	}
 
 	u, _ := url.Parse(r.base)
 	if u.Scheme != "http" {

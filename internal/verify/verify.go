@@ -26,18 +26,22 @@ type Options struct {
 	// Timeout per request (default 10 s); the default-N primes request gets 12 times as long,
 	// since CPython's trial division takes seconds.
 	Timeout time.Duration
+	// NoKeepAlive: the target declares it closes every connection (target.yaml keepAlive:
+	// false); the keep-alive check then holds it to that declaration instead.
+	NoKeepAlive bool
 	// Client overrides the HTTP client (default: a keep-alive client of its own).
 	Client *http.Client
 }
 
 // run is one verification in progress.
 type run struct {
-	base    string
-	timeout time.Duration
-	client  *http.Client
-	stats   *statCounter // nil without AdminDSN
-	dbErr   error        // why stats is nil although AdminDSN was given
-	admin   string       // AdminDSN with the password masked, for details
+	base        string
+	timeout     time.Duration
+	noKeepAlive bool
+	client      *http.Client
+	stats       *statCounter // nil without AdminDSN
+	dbErr       error        // why stats is nil although AdminDSN was given
+	admin       string       // AdminDSN with the password masked, for details
 }
 
 // checker verifies one endpoint.
@@ -74,7 +78,7 @@ func Verify(ctx context.Context, opts Options) (Report, error) {
 			return Report{}, err
 		}
 	}
-	r := &run{base: strings.TrimSuffix(opts.BaseURL, "/"), timeout: opts.Timeout, client: opts.Client}
+	r := &run{base: strings.TrimSuffix(opts.BaseURL, "/"), timeout: opts.Timeout, client: opts.Client, noKeepAlive: opts.NoKeepAlive}
 	if r.timeout <= 0 {
 		r.timeout = 10 * time.Second
 	}

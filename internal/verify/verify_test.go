@@ -249,3 +249,24 @@ func matchesAny(name string, subs []string) bool {
 
 func eps(e ...preset.Endpoint) []preset.Endpoint { return e }
 func list(s ...string) []string                  { return s }
+
+// A target that declares keepAlive: false is held to that declaration instead.
+func TestDeclaredNoKeepAlive(t *testing.T) {
+	closing := startFake(t, "no-keepalive")
+	rep, err := Verify(context.Background(), Options{BaseURL: closing.URL, Endpoints: eps(preset.Ping), NoKeepAlive: true, Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Passed() {
+		t.Fatalf("a closing target that declares it failed:\n%s", strings.Join(rep.Failures(), "\n"))
+	}
+	keeping := startFake(t)
+	rep, err = Verify(context.Background(), Options{BaseURL: keeping.URL, Endpoints: eps(preset.Ping), NoKeepAlive: true, Timeout: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Failures()
+	if len(f) != 1 || !strings.Contains(f[0], "keep-alive declared off") {
+		t.Fatalf("a target that keeps connections open despite declaring otherwise: %v", f)
+	}
+}

@@ -7,3 +7,6 @@ worker_class = "sync"  # seeds 002 and 003: one request at a time per process
 accesslog = None  # no per-request logging
 loglevel = "info"  # start and stop lines only
 graceful_timeout = 8  # finish in-flight requests within the contract's 10 s
+# A worker silent this long is killed: the largest primes request (n = 10,000,000) takes
+# about a minute on CPython and blocks the worker's heartbeat meanwhile.
+timeout = 120

@@ -95,7 +95,7 @@ func checkTarget(t *testing.T, p *preset.Preset) {
 	ctx := context.Background()
 	tg := installAndStart(t, p, session.DSN(), "on")
 
-	rep, err := verify.Verify(ctx, verify.Options{BaseURL: tg.URL, Endpoints: p.Endpoints, AdminDSN: pg.AdminDSN()})
+	rep, err := verify.Verify(ctx, verify.Options{BaseURL: tg.URL, Endpoints: p.Endpoints, AdminDSN: pg.AdminDSN(), NoKeepAlive: !p.KeepsAlive()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,62 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// dependency is a CRD the run needs from another operator.
+type dependency struct {
+	operator string // what to install, in the user's words
+	kind     schema.GroupVersionKind
+	needed   func(s *scope) bool
+}
+
+var dependencies = []dependency{
+	{"CloudNativePG", schema.GroupVersionKind{Group: "postgresql.cnpg.io", Version: "v1", Kind: "Cluster"},
+		func(s *scope) bool { return s.run.Spec.Database != nil }},
+	{"CloudNativePG", schema.GroupVersionKind{Group: "postgresql.cnpg.io", Version: "v1", Kind: "Pooler"},
+		func(s *scope) bool { return s.run.Spec.Database != nil && s.run.Spec.Database.ConnectVia != "direct" }},
+	{"k6-operator", schema.GroupVersionKind{Group: "k6.io", Version: "v1alpha1", Kind: "TestRun"},
+		func(*scope) bool { return true }},
+	{"prometheus-operator", schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: "PodMonitor"},
+		func(*scope) bool { return true }},
+}
+
+// missingDependencyRequeue is slow on purpose: installing an operator takes minutes, and a
+// fast requeue would only fill the logs.
+const missingDependencyRequeue = time.Minute
+
+// prerequisites checks that the other operators' CRDs are served. A missing one is a
+// condition naming it and a slow requeue, never an error (no crash loop, no backoff storm).
+func (r *BenchmarkRunReconciler) prerequisites(_ context.Context, s *scope) (ctrl.Result, error) {
+	var missing []string
+	for _, d := range dependencies {
+		if !d.needed(s) {
+			continue
+		}
+		if _, err := r.RESTMapper().RESTMapping(d.kind.GroupKind(), d.kind.Version); err != nil {
+			if !meta.IsNoMatchError(err) {
+				return ctrl.Result{}, fmt.Errorf("looking up %s: %w", d.kind, err)
+			}
+			missing = append(missing, fmt.Sprintf("%s (%s %s)", d.operator, d.kind.Kind, d.kind.GroupVersion()))
+		}
+	}
+	if len(missing) > 0 {
+		msg := "not installed: " + strings.Join(missing, ", ") + "; install them, the run waits"
+		if !meta.IsStatusConditionFalse(s.run.Status.Conditions, ConditionDependenciesReady) {
+			r.Recorder.Eventf(s.run, nil, "Warning", ReasonMissingDependency, "CheckDependencies", msg)
+		}
+		setCondition(s.run, ConditionDependenciesReady, metav1.ConditionFalse, ReasonMissingDependency, msg)
+		return ctrl.Result{RequeueAfter: missingDependencyRequeue}, nil
+	}
+	setCondition(s.run, ConditionDependenciesReady, metav1.ConditionTrue, ReasonInstalled, "CloudNativePG, k6-operator and prometheus-operator CRDs are served")
+	return ctrl.Result{}, nil
+}

@@ -1,0 +1,46 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// Without the other operators' CRDs the run waits with a condition naming each one, and the
+// manager keeps running (no crash loop).
+func TestMissingOperatorsAreNamed(t *testing.T) {
+	ctx := context.Background()
+	run := &benchv1.BenchmarkRun{
+		ObjectMeta: metav1.ObjectMeta{Name: "needs-operators", Namespace: "default"},
+		Spec: benchv1.BenchmarkRunSpec{
+			Targets:   []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
+			Database:  &benchv1.Database{},
+			Scenarios: []benchv1.Scenario{{Name: "db", Workload: "db-ping"}},
+			Load:      benchv1.Load{Rates: []int32{100}},
+		},
+	}
+	if err := env.Client.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	got := waitFor(t, client.ObjectKeyFromObject(run), func(r *benchv1.BenchmarkRun) bool {
+		return meta.FindStatusCondition(r.Status.Conditions, ConditionDependenciesReady) != nil
+	})
+	c := meta.FindStatusCondition(got.Status.Conditions, ConditionDependenciesReady)
+	if c.Status != metav1.ConditionFalse || c.Reason != ReasonMissingDependency {
+		t.Fatalf("condition %+v", c)
+	}
+	for _, want := range []string{"CloudNativePG (Cluster postgresql.cnpg.io/v1)", "CloudNativePG (Pooler", "k6-operator (TestRun k6.io/v1alpha1)", "prometheus-operator (PodMonitor"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("message %q does not name %s", c.Message, want)
+		}
+	}
+	if got.Status.Phase != benchv1.PhasePending {
+		t.Errorf("phase %s, want Pending while waiting", got.Status.Phase)
+	}
+}
