@@ -200,6 +200,10 @@ func postgresParameters(in map[string]string) (map[string]string, error) {
 		}
 		out[k] = v
 	}
+	// wal_level=minimal (the API's default profile) refuses to start unless WAL senders are off.
+	if out["wal_level"] == "minimal" && out["max_wal_senders"] == "" {
+		out["max_wal_senders"] = "0"
+	}
 	libs := []string{}
 	for _, l := range strings.Split(out["shared_preload_libraries"], ",") {
 		if l = strings.TrimSpace(l); l != "" {

@@ -8,3 +8,6 @@ worker_connections = 1000  # gunicorn's default, stated: concurrent clients per 
 accesslog = None  # no per-request logging
 loglevel = "info"  # start and stop lines only
 graceful_timeout = 8  # finish in-flight requests within the contract's 10 s
+# A worker silent this long is killed: the largest primes request (n = 10,000,000) takes
+# about a minute on CPython and blocks the worker's heartbeat meanwhile.
+timeout = 120

@@ -2,6 +2,7 @@
 
 Each parser returns the value, or None when the input must answer 400.
 """
+from __future__ import annotations
 
 INT64_MAX = 2**63 - 1
 

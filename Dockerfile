@@ -1,0 +1,13 @@
+# The operator image: manager (the controller) and gauntlet (the CLI, also used for local runs).
+FROM golang:1.26.8-bookworm AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/manager ./cmd/manager \
+ && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/gauntlet ./cmd/gauntlet
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/manager /out/gauntlet /
+USER 65532:65532
+ENTRYPOINT ["/manager"]

@@ -1,0 +1,216 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// RunOptions is one local run of a BenchmarkRun.
+type RunOptions struct {
+	// Run is validated and defaulted (internal/validation); its status is filled in.
+	Run *benchv1.BenchmarkRun
+	// Root is the repository: targets/<preset>/, targets/schema.sql and hack/ live there.
+	Root string
+	// K6 is the k6 binary (k6.Binary).
+	K6 string
+	// Scale multiplies every load point (0: 1).
+	Scale float64
+	// OutDir receives status.yaml, results.json, report.html, logs/ and trials/.
+	OutDir string
+	// Progress receives the live progress line and notes (stderr); nil discards them.
+	Progress io.Writer
+	// Live redraws the progress line in place (Progress is a terminal).
+	Live bool
+	// Ports bounds the loopback ports of PostgreSQL, PgBouncer and the targets.
+	Ports PortRange
+}
+
+// ErrInterrupted is returned when ctx was cancelled (Ctrl-C): what was measured is written.
+var ErrInterrupted = errors.New("interrupted")
+
+// runner holds one run's state; its fields are only touched by the goroutine running it.
+type runner struct {
+	opts     RunOptions
+	run      *benchv1.BenchmarkRun
+	presets  map[string]*preset.Preset
+	targets  map[string]*targetState
+	services services
+	progress *progress
+}
+
+// PrepareRun checks what the local mode can run before anything starts: --scale applied,
+// bring-your-own images refused, every preset found. It returns the planned trials.
+func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64) ([]plan.Trial, map[string]*preset.Preset, error) {
+	spec := &run.Spec
+	for i, t := range spec.Targets {
+		if t.Image != "" {
+			return nil, nil, fmt.Errorf("spec.targets[%d].image: %q cannot run in the local mode (no container runtime here); use a preset, or run it on a cluster", i, t.Image)
+		}
+	}
+	if scale == 0 {
+		scale = 1
+	}
+	if err := ScaleLoad(spec, scale); err != nil {
+		return nil, nil, err
+	}
+	if scale != 1 {
+		if run.Annotations == nil {
+			run.Annotations = map[string]string{}
+		}
+		run.Annotations[ScaleAnnotation] = FormatScale(scale)
+	}
+	all, err := preset.LoadAll(filepath.Join(root, "targets"))
+	if err != nil {
+		return nil, nil, err
+	}
+	presets, endpoints := map[string]*preset.Preset{}, map[string][]string{}
+	for _, p := range all {
+		presets[p.Name] = p
+		for _, e := range p.Endpoints {
+			endpoints[p.Name] = append(endpoints[p.Name], string(e))
+		}
+	}
+	for i, t := range spec.Targets {
+		p, ok := presets[t.Preset]
+		if !ok {
+			return nil, nil, fmt.Errorf("spec.targets[%d].preset: no %s under %s", i, filepath.Join(t.Preset, preset.FileName), filepath.Join(root, "targets"))
+		}
+		if p.Local.Unsupported != "" {
+			return nil, nil, fmt.Errorf("spec.targets[%d].preset: %s cannot run on this machine: %s", i, p.Name, p.Local.Unsupported)
+		}
+	}
+	trials, err := plan.Build(spec, endpoints)
+	if err != nil {
+		return nil, nil, err
+	}
+	return trials, presets, nil
+}
+
+// Run executes the run on this machine and writes its results folder. The returned run has
+// its status filled in even on error; ErrInterrupted means ctx was cancelled. In every case
+// every process it started has been stopped when it returns.
+func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
+	run := opts.Run
+	trials, presets, err := PrepareRun(run, opts.Root, opts.Scale)
+	if err != nil {
+		return run, err
+	}
+	if opts.K6 == "" {
+		return run, errors.New("no k6 binary: run hack/k6.sh")
+	}
+	for _, dir := range []string{opts.OutDir, filepath.Join(opts.OutDir, "logs"), filepath.Join(opts.OutDir, "trials")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return run, err
+		}
+	}
+	out := opts.Progress
+	if out == nil {
+		out = io.Discard
+	}
+	r := &runner{opts: opts, run: run, presets: presets, targets: map[string]*targetState{}}
+	st := &run.Status
+	now := metav1.Now()
+	st.StartedAt, st.Phase, st.Trials, st.Results = &now, benchv1.PhaseProvisioning, nil, nil
+	var names []string
+	for _, t := range run.Spec.Targets {
+		names = append(names, t.Name)
+	}
+	st.TargetNames = strings.Join(names, ",")
+	for _, t := range trials {
+		st.Trials = append(st.Trials, t.Status())
+	}
+	st.Progress = results.Progress(st.Trials)
+	setCondition(run, CondAccepted, true, "SpecAccepted", "validated with the CRD's schema and CEL rules; running locally")
+	setCondition(run, CondReady, false, "Running", "")
+	r.progress = newProgress(out, opts.Live, run)
+
+	fatal := r.execute(ctx)
+	r.progress.stop()
+	if err := r.stopAll(); err != nil {
+		r.progress.note("stopping: %v", err)
+		if fatal == "" && ctx.Err() == nil {
+			fatal = err.Error()
+		}
+	}
+	interrupted := ctx.Err() != nil
+	finish(run, interrupted, fatal)
+	if err := WriteOutputs(opts.OutDir, run); err != nil {
+		return run, err
+	}
+	switch {
+	case interrupted:
+		return run, ErrInterrupted
+	case fatal != "":
+		return run, errors.New(fatal)
+	}
+	return run, nil
+}
+
+// execute brings up the database and targets, then runs every trial in plan order. It
+// returns why the run could not go on, or "" (interruption is read from ctx).
+func (r *runner) execute(ctx context.Context) string {
+	st := &r.run.Status
+	if err := r.install(ctx); err != nil {
+		setCondition(r.run, CondDependenciesReady, false, "InstallFailed", err.Error())
+		return err.Error()
+	}
+	setCondition(r.run, CondDependenciesReady, true, "Installed", "k6 and every target's install script")
+	if err := r.startDatabase(ctx); err != nil {
+		setCondition(r.run, CondDatabaseReady, false, "StartFailed", err.Error())
+		return err.Error()
+	}
+	if ctx.Err() != nil {
+		return ""
+	}
+	st.Phase = benchv1.PhaseVerifying
+	r.startTargets(ctx)
+	if ctx.Err() != nil {
+		return ""
+	}
+	st.Phase = benchv1.PhaseRunning
+	for i := range st.Trials {
+		if ctx.Err() != nil {
+			break
+		}
+		t := &st.Trials[i]
+		if t.Phase != benchv1.TrialPending {
+			continue // skipped, or failed because its target never passed verification
+		}
+		r.progress.begin(i)
+		r.runTrial(ctx, t)
+		r.progress.end(i)
+		st.Progress = results.Progress(st.Trials)
+	}
+	return ""
+}
+
+// stopAll stops the targets, then PgBouncer, then PostgreSQL; nothing is left running.
+func (r *runner) stopAll() error {
+	var errs []error
+	for _, t := range r.run.Spec.Targets {
+		if ts := r.targets[t.Name]; ts != nil && ts.proc != nil {
+			if err := ts.proc.Stop(0); err != nil {
+				errs = append(errs, err)
+			}
+			ts.proc = nil
+		}
+	}
+	errs = append(errs, r.services.stop())
+	return errors.Join(errs...)
+}
+
+// sinceStart is how long the run has been going, for the progress line.
+func (r *runner) sinceStart() time.Duration { return time.Since(r.run.Status.StartedAt.Time) }

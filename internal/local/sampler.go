@@ -1,0 +1,189 @@
+package local
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// userHZ is the unit of /proc/<pid>/stat CPU times (USER_HZ, 100 on amd64 and arm64).
+const userHZ = 100
+
+// SampleEvery is how often a target's process tree is read during the measured window.
+const SampleEvery = 250 * time.Millisecond
+
+// Usage is a target's resource use over a measured window: CPU in millicores and PSS in
+// bytes, summed over its whole process tree (nginx and its workers, node:cluster, uvicorn).
+type Usage struct {
+	CPUMillicores, CPUPeakMillicores int64
+	MemoryBytes, MemoryPeakBytes     int64
+	Samples                          int
+}
+
+// procInfo is one line of /proc/<pid>/stat: parent and CPU time in ticks.
+type procInfo struct {
+	ppid  int
+	ticks int64
+}
+
+// SampleTree samples the tree rooted at pid from start to end, every interval, and returns
+// the mean and peak of CPU and memory. It returns early, with what it has, when stop closes.
+func SampleTree(pid int, start, end time.Time, every time.Duration, stop <-chan struct{}) Usage {
+	var u Usage
+	sleepUntil := func(t time.Time) bool {
+		select {
+		case <-time.After(time.Until(t)):
+			return true
+		case <-stop:
+			return false
+		}
+	}
+	if !sleepUntil(start) {
+		return u
+	}
+	prev, t0 := treeTicks(pid), time.Now()
+	last, total := t0, int64(0)
+	var memSum int64
+	for next := t0.Add(every); ; next = next.Add(every) {
+		if next.After(end) {
+			next = end
+		}
+		if !sleepUntil(next) {
+			break
+		}
+		cur, now := treeTicks(pid), time.Now()
+		var delta int64
+		for p, t := range cur {
+			// A process born inside the interval counts with all its CPU time.
+			if before, ok := prev[p]; ok && t >= before {
+				delta += t - before
+			} else if !ok {
+				delta += t
+			}
+		}
+		if dt := now.Sub(last).Seconds(); dt > 0 {
+			u.CPUPeakMillicores = max(u.CPUPeakMillicores, int64(float64(delta)*1000/userHZ/dt))
+		}
+		total += delta
+		mem := treePSS(cur)
+		memSum += mem
+		u.MemoryPeakBytes = max(u.MemoryPeakBytes, mem)
+		u.Samples++
+		prev, last = cur, now
+		if !next.Before(end) {
+			break
+		}
+	}
+	if u.Samples > 0 {
+		u.CPUMillicores = int64(float64(total) * 1000 / userHZ / last.Sub(t0).Seconds())
+		u.MemoryBytes = memSum / int64(u.Samples)
+	}
+	return u
+}
+
+// treeTicks is the CPU time of pid and every descendant, by pid.
+func treeTicks(root int) map[int]int64 {
+	all := readProcs()
+	children := map[int][]int{}
+	for p, info := range all {
+		children[info.ppid] = append(children[info.ppid], p)
+	}
+	out := map[int]int64{}
+	queue := []int{root}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		info, ok := all[p]
+		if !ok {
+			continue
+		}
+		out[p] = info.ticks
+		queue = append(queue, children[p]...)
+	}
+	return out
+}
+
+// readProcs reads every live process's parent and CPU time from /proc.
+func readProcs() map[int]procInfo {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	out := make(map[int]procInfo, len(entries))
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if info, err := parseStat(data); err == nil {
+			out[pid] = info
+		}
+	}
+	return out
+}
+
+// parseStat reads ppid (field 4) and utime + stime (fields 14, 15) of proc(5)'s stat line;
+// fields are counted from the command name's closing parenthesis, since it may hold spaces.
+func parseStat(stat []byte) (procInfo, error) {
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return procInfo{}, fmt.Errorf("stat: no command name")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 13 {
+		return procInfo{}, fmt.Errorf("stat: %d fields after the command name", len(f))
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	utime, err2 := strconv.ParseInt(f[11], 10, 64)
+	stime, err3 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return procInfo{}, fmt.Errorf("stat: malformed numbers")
+	}
+	return procInfo{ppid: ppid, ticks: utime + stime}, nil
+}
+
+// treePSS sums the proportional set size of the processes: shared pages (nginx workers,
+// forked node workers) are split among their sharers, so the sum is what the tree costs.
+func treePSS(pids map[int]int64) int64 {
+	var sum int64
+	for p := range pids {
+		if kb, err := pssKB(p); err == nil {
+			sum += kb * 1024
+		}
+	}
+	return sum
+}
+
+func pssKB(pid int) (int64, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return parsePSS(f)
+}
+
+// parsePSS finds the "Pss:  1234 kB" line of smaps_rollup.
+func parsePSS(r io.Reader) (int64, error) {
+	s := bufio.NewScanner(r)
+	for s.Scan() {
+		line := s.Text()
+		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				return strconv.ParseInt(f[0], 10, 64)
+			}
+			return 0, fmt.Errorf("smaps_rollup: unexpected line %q", line)
+		}
+	}
+	return 0, fmt.Errorf("smaps_rollup: no Pss line")
+}

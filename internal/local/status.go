@@ -1,0 +1,87 @@
+package local
+
+import (
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// Condition types, as the API documents them (status_types.go) and the operator sets them.
+const (
+	CondAccepted          = "Accepted"
+	CondDependenciesReady = "DependenciesReady"
+	CondDatabaseReady     = "DatabaseReady"
+	CondTargetsReady      = "TargetsReady"
+	CondTargetsVerified   = "TargetsVerified"
+	CondComplete          = "Complete"
+	CondSLOMet            = "SLOMet"
+	CondReady             = "Ready"
+	CondReconciling       = "Reconciling"
+	CondStalled           = "Stalled"
+)
+
+// setCondition records a condition; the transition time is now whenever its status changes.
+func setCondition(run *benchv1.BenchmarkRun, typ string, ok bool, reason, msg string) {
+	status := metav1.ConditionFalse
+	if ok {
+		status = metav1.ConditionTrue
+	}
+	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: typ, Status: status,
+		Reason: reason, Message: msg, ObservedGeneration: run.Generation})
+}
+
+// finish aggregates the trials and sets the final phase and conditions. interrupted and
+// fatal (a setup failure) make the run Failed, as does any failed trial or target.
+func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
+	st := &run.Status
+	st.Phase = benchv1.PhaseAnalyzing
+	st.Results = results.Aggregate(&run.Spec, st.Trials)
+	st.Headline = results.Headline(st.Results)
+	st.Progress = results.Progress(st.Trials)
+	now := metav1.Now()
+	st.FinishedAt = &now
+
+	var failed []string
+	for _, t := range st.Trials {
+		if t.Phase == benchv1.TrialFailed {
+			failed = append(failed, t.Name)
+		}
+	}
+	switch {
+	case interrupted:
+		setCondition(run, CondComplete, false, "Interrupted", "stopped by a signal after "+st.Progress+" trials; the figures are those measured so far")
+	case fatal != "":
+		setCondition(run, CondComplete, false, "SetupFailed", fatal)
+	case len(failed) > 0:
+		setCondition(run, CondComplete, true, "TrialsFailed", "failed trials: "+strings.Join(failed, ", "))
+	default:
+		setCondition(run, CondComplete, true, "AllTrialsFinished", st.Progress+" trials finished")
+	}
+	if run.Spec.SLO != nil {
+		met, missed := true, []string{}
+		for _, r := range st.Results {
+			if r.SLO != benchv1.VerdictMet {
+				met = false
+				missed = append(missed, r.Target+"/"+r.Scenario)
+			}
+		}
+		msg := "every row meets the SLO"
+		if !met {
+			msg = "missed or not measured: " + strings.Join(missed, ", ")
+		}
+		setCondition(run, CondSLOMet, met && len(st.Results) > 0, map[bool]string{true: "Met", false: "Missed"}[met], msg)
+	}
+	ok := !interrupted && fatal == "" && len(failed) == 0
+	st.Phase = benchv1.PhaseSucceeded
+	reason := "Succeeded"
+	if !ok {
+		st.Phase, reason = benchv1.PhaseFailed, "Failed"
+	}
+	setCondition(run, CondReady, ok, reason, st.Headline)
+	setCondition(run, CondReconciling, false, "Finished", "the local run has ended")
+	setCondition(run, CondStalled, !ok, reason, "")
+}

@@ -1,0 +1,173 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/k6"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
+)
+
+// loadStartsMarker is what loadgen/bench.js's setup() logs as the load begins; internal/k6
+// times its own CPU samples from the same line.
+const loadStartsMarker = "gauntlet: load starts"
+
+// runTrial runs one trial: k6 drives the plan while the target's tree is sampled during
+// the measured window. A target that dies fails the trial with its last output; an
+// interruption puts the trial back to Pending, since nothing of it was measured.
+func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
+	fail := func(format string, args ...any) {
+		t.Phase, t.Message = benchv1.TrialFailed, fmt.Sprintf(format, args...)
+		r.progress.note("trial %s failed: %s", t.Name, t.Message)
+	}
+	ts := r.targets[t.Target]
+	if ts.broken != "" {
+		t.Phase, t.Message = benchv1.TrialFailed, "not timed: "+ts.broken
+		return
+	}
+	if ts.proc == nil {
+		// It crashed in an earlier trial: restart and verify it again before timing it.
+		if err := r.startTarget(ctx, ts); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			ts.broken = "restart after a crash failed: " + err.Error()
+			fail("not timed: %s", ts.broken)
+			return
+		}
+	}
+	p, err := r.trialPlan(t, ts.proc.URL)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	dir := filepath.Join(r.opts.OutDir, "trials", t.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail("%v", err)
+		return
+	}
+	logFile, err := os.Create(filepath.Join(dir, "k6.log"))
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	defer logFile.Close()
+	marker := newMarkerWriter(logFile, loadStartsMarker)
+
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	proc := ts.proc
+	go func() { // a dead target ends the trial at once rather than after the window
+		select {
+		case <-proc.Done():
+			cancel()
+		case <-tctx.Done():
+		}
+	}()
+	usage := make(chan Usage, 1)
+	var measureStart time.Time
+	go func() {
+		select {
+		case t0 := <-marker.seen:
+			measureStart = t0.Add(p.Warmup())
+			usage <- SampleTree(proc.Pid(), measureStart, measureStart.Add(p.Measure()), SampleEvery, tctx.Done())
+		case <-tctx.Done():
+			usage <- Usage{}
+		}
+	}()
+	t.Phase = benchv1.TrialRunning
+	res, err := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: marker}.Run(tctx, p)
+	cancel()
+	u := <-usage
+
+	select {
+	case <-proc.Done():
+		ts.proc = nil
+		_ = proc.Stop(0) // reaps whatever its workers left behind
+		fail("target %s exited during the trial (%v); its last output:\n%s", t.Target, proc.proc.ExitErr(), indent(proc.Tail()))
+		return
+	default:
+	}
+	if ctx.Err() != nil {
+		t.Phase, t.Message = benchv1.TrialPending, "interrupted before the trial finished; not measured"
+		return
+	}
+	if err != nil {
+		fail("%v", err)
+		return
+	}
+	m := results.FromK6(res)
+	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
+	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
+	start, end := metav1.NewTime(measureStart), metav1.NewTime(measureStart.Add(p.Measure()))
+	t.Phase, t.Result, t.MeasureStart, t.MeasureEnd, t.Message = benchv1.TrialSucceeded, &m, &start, &end, ""
+	if u.Samples == 0 {
+		t.Message = "target CPU and memory were not sampled"
+	}
+}
+
+// trialPlan is the k6 plan of a trial, from the spec's load and the scenario's requests.
+func (r *runner) trialPlan(t *benchv1.Trial, baseURL string) (workload.Plan, error) {
+	spec := &r.run.Spec
+	reqs, err := plan.Requests(spec, t.Scenario)
+	if err != nil {
+		return workload.Plan{}, err
+	}
+	l := spec.Load
+	load := workload.Load{Model: workload.Model(l.Model)}
+	if load.Model == workload.Closed {
+		load.VUs = int(t.LoadPoint)
+	} else {
+		load.Rate = int(t.LoadPoint)
+		if l.MaxVUs != nil {
+			pre, _ := workload.DefaultVUs(load.Rate)
+			load.MaxVUs = int(*l.MaxVUs)
+			load.PreAllocatedVUs = min(pre, load.MaxVUs)
+		}
+	}
+	keepAlive := l.KeepAlive == nil || *l.KeepAlive
+	return workload.Build(workload.Spec{BaseURL: baseURL, Requests: reqs, Load: load, KeepAlive: keepAlive,
+		Warmup: l.Warmup.Std(), Measure: l.Duration.Std(), RequestTimeout: l.RequestTimeout.Std(),
+		Tags: workload.Tags{TestID: r.run.Name + "-" + t.Name, Target: t.Target, Scenario: t.Scenario,
+			LoadPoint: strconv.Itoa(int(t.LoadPoint)), Repetition: strconv.Itoa(int(t.Repetition))}})
+}
+
+// markerWriter passes k6's output to a file and reports when a marker line first appears.
+type markerWriter struct {
+	mu     sync.Mutex
+	out    *os.File
+	marker []byte
+	carry  []byte // the end of the previous write, in case the marker straddles two
+	seen   chan time.Time
+	done   bool
+}
+
+func newMarkerWriter(out *os.File, marker string) *markerWriter {
+	return &markerWriter{out: out, marker: []byte(marker), seen: make(chan time.Time, 1)}
+}
+
+func (m *markerWriter) Write(p []byte) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.done {
+		buf := append(m.carry, p...)
+		if bytes.Contains(buf, m.marker) {
+			m.done = true
+			m.seen <- time.Now()
+		}
+		m.carry = append([]byte(nil), buf[max(0, len(buf)-len(m.marker)):]...)
+	}
+	_, _ = m.out.Write(p) // a failing log file must not fail the trial
+	return len(p), nil
+}

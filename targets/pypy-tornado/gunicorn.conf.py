@@ -1,0 +1,12 @@
+"""gunicorn settings (read from the working directory): PORT and WORKERS from the environment."""
+import settings
+
+bind = f"0.0.0.0:{settings.PORT}"
+workers = settings.WORKERS
+worker_class = "tornado"  # seed 002: gunicorn running Tornado's IOLoop in each worker
+accesslog = None  # no per-request logging
+loglevel = "info"  # start and stop lines only
+graceful_timeout = 8  # finish in-flight requests within the contract's 10 s
+# A worker silent this long is killed: the largest primes request (n = 10,000,000) takes
+# about a minute on CPython and blocks the worker's heartbeat meanwhile.
+timeout = 120
