@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Creates TARGET_DIR/.venv and installs TARGET_DIR/requirements.txt into it.
 # Idempotent and cached: skipped when the requirements and the interpreter are unchanged.
+# The shared library targets/_lib/python (gauntlet_kit) is not installed here: each target's
+# entrypoint puts it on sys.path, so the venv, and this cache key, do not depend on it.
 # Usage: hack/targets/python.sh TARGET_DIR   (PYTHON=interpreter, default python3)
 set -euo pipefail
 dir=${1:?usage: hack/targets/python.sh TARGET_DIR}

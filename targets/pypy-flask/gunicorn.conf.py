@@ -1,5 +1,12 @@
 """gunicorn settings (read from the working directory): PORT and WORKERS from the environment."""
-import settings
+import os
+import sys
+
+# gauntlet_kit (targets/_lib/python, at the same place relative to this file in the image) on
+# the path of this master and of the workers it forks: gauntlet_kit/__init__.py says why.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "_lib", "python"))
+
+from gauntlet_kit import settings  # noqa: E402
 
 bind = f"0.0.0.0:{settings.PORT}"
 workers = settings.WORKERS

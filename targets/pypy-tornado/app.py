@@ -1,13 +1,13 @@
 """Tornado implementation of targets/CONTRACT.md, served by gunicorn's tornado worker (seed 002).
 
-Bodies are built as bytes with the standard json module (Tornado's own encoder puts spaces after
-separators) and sent with the contract's Content-Type. The database driver blocks, so its calls
-run on a per-worker thread pool (Tornado's advice for blocking libraries).
+Bodies are built as bytes with the standard json module (gauntlet_kit.jsoncodec: Tornado's own
+encoder puts spaces after separators) and sent with the contract's Content-Type. The database
+driver blocks, so its calls run on a per-worker thread pool (Tornado's advice for blocking
+libraries). gunicorn.conf.py puts gauntlet_kit on the path.
 """
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -15,31 +15,15 @@ from concurrent.futures import ThreadPoolExecutor
 import tornado.web
 from tornado.ioloop import IOLoop
 
-import database
-import params
-import settings
-from primes import primes_below
-
-JSON = "application/json; charset=utf-8"
-PING = b'{"ok":true,"message":"OK"}'
-DEVICES = (
-    b'[{"id":1,"type":"lightbulb","on":true},{"id":2,"type":"thermostat","on":true},'
-    b'{"id":3,"type":"lock","on":false},{"id":4,"type":"camera","on":true},'
-    b'{"id":5,"type":"sensor","on":true}]'
-)
-SQL_PING = "SELECT json_build_object('ok', true, 'message', 'OK')::text"
-SQL_TIME = "SELECT json_build_object('serverTime', extract(epoch from now())::integer)::text"
-SQL_DOCUMENT = "SELECT id, queue, sender, subject, body, created_at, ttl FROM documents WHERE id = %s"
-SQL_ITEMS = "SELECT id, name, category, price_cents, in_stock, updated_at FROM items ORDER BY id LIMIT %s"
-INT32_MAX = 2**31 - 1
+from gauntlet_kit import params, settings
+from gauntlet_kit.bodies import DEVICES, EVENT, HEALTHZ, JSON, PING, TIME
+from gauntlet_kit.db import NotConfigured, report_once
+from gauntlet_kit.db import psycopg2_pool as database
+from gauntlet_kit.jsoncodec import JSONError, dumps, loads
+from gauntlet_kit.primes import primes_below
 
 # One per worker: gunicorn imports this module in each worker after the fork.
 _db_threads = ThreadPoolExecutor(max_workers=settings.DB_POOL_MAX, thread_name_prefix="db")
-_reported = False
-
-
-def dumps(value) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
 
 
 class Handler(tornado.web.RequestHandler):
@@ -66,13 +50,10 @@ class Handler(tornado.web.RequestHandler):
         """Runs a blocking database call off the IOLoop; None once an error answer is sent."""
         try:
             return await IOLoop.current().run_in_executor(_db_threads, call, *args)
-        except database.NotConfigured:
+        except NotConfigured:
             self.fail(503, "database not configured")
         except database.ERRORS as exc:
-            global _reported
-            if not _reported:  # once per worker: a log line per failed request would be its own load
-                _reported = True
-                print(f"database error (reported once per worker): {exc!r}", flush=True)
+            report_once(exc)
             self.fail(500, "database error")
         return None
 
@@ -84,7 +65,7 @@ class NotFound(Handler):
 
 class Healthz(Handler):
     def get(self) -> None:
-        self.send(b'{"status":"ok"}')
+        self.send(HEALTHZ)
 
 
 class Ping(Handler):
@@ -94,15 +75,15 @@ class Ping(Handler):
 
 class Time(Handler):
     def get(self) -> None:
-        self.send(b'{"serverTime":%d}' % int(time.time()))
+        self.send(TIME % int(time.time()))
 
 
 class DbText(Handler):
-    def initialize(self, sql: str) -> None:
-        self.sql = sql
+    def initialize(self, read) -> None:
+        self.read = read  # database.ping or database.server_time
 
     async def get(self) -> None:
-        text = await self.query(database.text, self.sql)
+        text = await self.query(self.read)
         if text is not None:
             self.send(text)
 
@@ -112,31 +93,16 @@ class DevicesStatus(Handler):
         self.send(DEVICES)
 
 
-def command_error(body: object) -> str | None:
-    """Why a device command body is invalid, or None when it is valid."""
-    if not isinstance(body, dict):
-        return "body must be a JSON object"
-    action = body.get("action")
-    if not isinstance(action, str) or not action:
-        return "action must be a non-empty string"
-    # bool is an int in Python, but true is not a number in JSON.
-    if "value" in body and (isinstance(body["value"], bool) or not isinstance(body["value"], (int, float))):
-        return "value must be a number"
-    if "unit" in body and not isinstance(body["unit"], str):
-        return "unit must be a string"
-    return None
-
-
 class DeviceCommand(Handler):
     async def post(self, device_id: str) -> None:
         ident = params.positive_id(device_id)
         if ident is None:
             return self.fail(400, "device id must be a positive integer")
         try:
-            body = json.loads(self.request.body)
-        except ValueError:
+            body = loads(self.request.body)
+        except JSONError:
             return self.fail(400, "body is not valid JSON")
-        reason = command_error(body)
+        reason = params.command_error(body)
         if reason:
             return self.fail(400, reason)
         await asyncio.sleep(0.002)  # simulated hardware latency, without blocking the IOLoop
@@ -150,7 +116,7 @@ class EventsLive(Handler):
             return self.fail(400, "wait must be a non-negative integer")
         if ms:
             await asyncio.sleep(ms / 1000)
-        self.send(b'{"event":"motion","deviceId":5,"ts":%d}' % int(time.time() * 1000))
+        self.send(EVENT % int(time.time() * 1000))
 
 
 class Health(Handler):
@@ -173,9 +139,7 @@ class DbDocument(Handler):
         ident = params.positive_id(doc_id)
         if ident is None:
             return self.fail(400, "document id must be a positive integer")
-        if ident > INT32_MAX:  # documents.id is an integer column: no such row
-            return self.fail(404, "not found")
-        found = await self.query(database.row, SQL_DOCUMENT, (ident,))
+        found = await self.query(database.document, ident)
         if self._finished:
             return
         if found is None:
@@ -188,7 +152,7 @@ class DbDocuments(Handler):
         count = params.bounded(self.get_query_argument("limit", None), 10, 1, 100)
         if count is None:
             return self.fail(400, "limit must be an integer in 1..100")
-        found = await self.query(database.rows, SQL_ITEMS, (count,))
+        found = await self.query(database.items, count)
         if found is not None:
             self.send(dumps(found))
 
@@ -207,8 +171,8 @@ app = tornado.web.Application(
         (r"/healthz", Healthz),
         (r"/api/ping", Ping),
         (r"/api/time", Time),
-        (r"/api/db/ping", DbText, {"sql": SQL_PING}),
-        (r"/api/db/time", DbText, {"sql": SQL_TIME}),
+        (r"/api/db/ping", DbText, {"read": database.ping}),
+        (r"/api/db/time", DbText, {"read": database.server_time}),
         (r"/devices/status", DevicesStatus),
         (r"/devices/([^/]+)/command", DeviceCommand),
         (r"/events/live", EventsLive),

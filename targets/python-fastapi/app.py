@@ -1,7 +1,8 @@
 """FastAPI implementation of targets/CONTRACT.md.
 
 Seed 001's endpoints return raw Response objects (the seed's fast path); /health returns a
-pydantic model through response_model with a route-level timing middleware (seed 004).
+pydantic model through response_model with a route-level timing middleware (seed 004). The
+framework-independent pieces come from gauntlet_kit, which server.py puts on the path.
 """
 import asyncio
 import time
@@ -17,30 +18,17 @@ from fastapi.routing import APIRoute
 from pydantic import BaseModel, Field, StrictFloat, StrictInt, StrictStr
 from starlette.exceptions import HTTPException
 
-import database
-import params
-from primes import primes_below
-
-JSON = "application/json; charset=utf-8"
+from gauntlet_kit import params
+from gauntlet_kit.bodies import DEVICES, EVENT, HEALTHZ, JSON, PING, TIME
+from gauntlet_kit.db import NotConfigured, report_once
+from gauntlet_kit.db import asyncpg_pool as database
+from gauntlet_kit.primes import primes_below
 
 
 class JSONResponse(ORJSONResponse):
     """orjson, with the charset the contract asks for."""
 
     media_type = JSON
-
-
-PING = b'{"ok":true,"message":"OK"}'
-DEVICES = (
-    b'[{"id":1,"type":"lightbulb","on":true},{"id":2,"type":"thermostat","on":true},'
-    b'{"id":3,"type":"lock","on":false},{"id":4,"type":"camera","on":true},'
-    b'{"id":5,"type":"sensor","on":true}]'
-)
-SQL_PING = "SELECT json_build_object('ok', true, 'message', 'OK')::text"
-SQL_TIME = "SELECT json_build_object('serverTime', extract(epoch from now())::integer)::text"
-SQL_DOCUMENT = "SELECT id, queue, sender, subject, body, created_at, ttl FROM documents WHERE id = $1"
-SQL_ITEMS = "SELECT id, name, category, price_cents, in_stock, updated_at FROM items ORDER BY id LIMIT $1"
-INT32_MAX = 2**31 - 1
 
 
 def raw(body: bytes | str, status: int = 200) -> Response:
@@ -81,19 +69,13 @@ async def invalid_request(_: Request, exc: RequestValidationError) -> Response:
     return error(400, f"{where}: {first['msg']}" if where else first["msg"])
 
 
-@app.exception_handler(database.NotConfigured)
+@app.exception_handler(NotConfigured)
 async def no_database(_: Request, __: Exception) -> Response:
     return error(503, "database not configured")
 
 
-_reported = False
-
-
 async def database_failed(_: Request, exc: Exception) -> Response:
-    global _reported
-    if not _reported:  # once per worker: a log line per failed request would be its own load
-        _reported = True
-        print(f"database error (reported once per worker): {exc!r}", flush=True)
+    report_once(exc)
     return error(500, "database error")
 
 
@@ -103,7 +85,7 @@ for _error in database.ERRORS:
 
 @app.get("/healthz")
 async def healthz() -> Response:
-    return raw(b'{"status":"ok"}')
+    return raw(HEALTHZ)
 
 
 @app.get("/api/ping")
@@ -113,17 +95,17 @@ async def ping() -> Response:
 
 @app.get("/api/time")
 async def server_time() -> Response:
-    return raw(b'{"serverTime":%d}' % int(time.time()))
+    return raw(TIME % int(time.time()))
 
 
 @app.get("/api/db/ping")
 async def db_ping() -> Response:
-    return raw(await (await database.pool()).fetchval(SQL_PING))
+    return raw(await database.ping())
 
 
 @app.get("/api/db/time")
 async def db_time() -> Response:
-    return raw(await (await database.pool()).fetchval(SQL_TIME))
+    return raw(await database.server_time())
 
 
 @app.get("/devices/status")
@@ -158,7 +140,7 @@ async def events_live(wait: str | None = None) -> Response:
         return error(400, "wait must be a non-negative integer")
     if ms:
         await asyncio.sleep(ms / 1000)
-    return raw(b'{"event":"motion","deviceId":5,"ts":%d}' % int(time.time() * 1000))
+    return raw(EVENT % int(time.time() * 1000))
 
 
 class Health(BaseModel):
@@ -199,12 +181,10 @@ async def db_document(doc_id: str) -> Response:
     ident = params.positive_id(doc_id)
     if ident is None:
         return error(400, "document id must be a positive integer")
-    if ident > INT32_MAX:  # documents.id is an integer column: no such row
-        return error(404, "not found")
-    row = await (await database.pool()).fetchrow(SQL_DOCUMENT, ident)
+    row = await database.document(ident)
     if row is None:
         return error(404, "not found")
-    return raw(orjson.dumps(dict(row)))
+    return raw(orjson.dumps(row))
 
 
 @app.get("/api/db/documents")
@@ -212,8 +192,7 @@ async def db_documents(limit: str | None = None) -> Response:
     count = params.bounded(limit, 10, 1, 100)
     if count is None:
         return error(400, "limit must be an integer in 1..100")
-    rows = await (await database.pool()).fetch(SQL_ITEMS, count)
-    return raw(orjson.dumps([dict(row) for row in rows]))
+    return raw(orjson.dumps(await database.items(count)))
 
 
 @app.get("/api/cpu/primes")

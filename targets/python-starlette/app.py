@@ -1,7 +1,8 @@
 """Starlette implementation of targets/CONTRACT.md (seed 000's stack: Starlette on uvicorn).
 
 Responses are pre-serialized or orjson bytes (Starlette's documented custom-response route);
-/health has a pure ASGI middleware on its route only.
+/health has a pure ASGI middleware on its route only. The framework-independent pieces come
+from gauntlet_kit, which server.py puts on the path.
 """
 import asyncio
 import time
@@ -16,22 +17,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-import database
-import params
-from primes import primes_below
-
-JSON = "application/json; charset=utf-8"
-PING = b'{"ok":true,"message":"OK"}'
-DEVICES = (
-    b'[{"id":1,"type":"lightbulb","on":true},{"id":2,"type":"thermostat","on":true},'
-    b'{"id":3,"type":"lock","on":false},{"id":4,"type":"camera","on":true},'
-    b'{"id":5,"type":"sensor","on":true}]'
-)
-SQL_PING = "SELECT json_build_object('ok', true, 'message', 'OK')::text"
-SQL_TIME = "SELECT json_build_object('serverTime', extract(epoch from now())::integer)::text"
-SQL_DOCUMENT = "SELECT id, queue, sender, subject, body, created_at, ttl FROM documents WHERE id = $1"
-SQL_ITEMS = "SELECT id, name, category, price_cents, in_stock, updated_at FROM items ORDER BY id LIMIT $1"
-INT32_MAX = 2**31 - 1
+from gauntlet_kit import params
+from gauntlet_kit.bodies import DEVICES, EVENT, HEALTHZ, JSON, PING, TIME
+from gauntlet_kit.db import NotConfigured, report_once
+from gauntlet_kit.db import asyncpg_pool as database
+from gauntlet_kit.primes import primes_below
 
 
 def raw(body: bytes | str, status: int = 200) -> Response:
@@ -43,7 +33,7 @@ def error(status: int, reason: str) -> Response:
 
 
 async def healthz(_: Request) -> Response:
-    return raw(b'{"status":"ok"}')
+    return raw(HEALTHZ)
 
 
 async def ping(_: Request) -> Response:
@@ -51,34 +41,19 @@ async def ping(_: Request) -> Response:
 
 
 async def server_time(_: Request) -> Response:
-    return raw(b'{"serverTime":%d}' % int(time.time()))
+    return raw(TIME % int(time.time()))
 
 
 async def db_ping(_: Request) -> Response:
-    return raw(await (await database.pool()).fetchval(SQL_PING))
+    return raw(await database.ping())
 
 
 async def db_time(_: Request) -> Response:
-    return raw(await (await database.pool()).fetchval(SQL_TIME))
+    return raw(await database.server_time())
 
 
 async def devices_status(_: Request) -> Response:
     return raw(DEVICES)
-
-
-def command_error(body: object) -> str | None:
-    """Why a device command body is invalid, or None when it is valid."""
-    if not isinstance(body, dict):
-        return "body must be a JSON object"
-    action = body.get("action")
-    if not isinstance(action, str) or not action:
-        return "action must be a non-empty string"
-    # bool is an int in Python, but true is not a number in JSON.
-    if "value" in body and (isinstance(body["value"], bool) or not isinstance(body["value"], (int, float))):
-        return "value must be a number"
-    if "unit" in body and not isinstance(body["unit"], str):
-        return "unit must be a string"
-    return None
 
 
 async def device_command(request: Request) -> Response:
@@ -89,7 +64,7 @@ async def device_command(request: Request) -> Response:
         body = orjson.loads(await request.body())
     except orjson.JSONDecodeError:
         return error(400, "body is not valid JSON")
-    reason = command_error(body)
+    reason = params.command_error(body)
     if reason:
         return error(400, reason)
     await asyncio.sleep(0.002)  # simulated hardware latency, without blocking the loop
@@ -104,7 +79,7 @@ async def events_live(request: Request) -> Response:
         return error(400, "wait must be a non-negative integer")
     if ms:
         await asyncio.sleep(ms / 1000)
-    return raw(b'{"event":"motion","deviceId":5,"ts":%d}' % int(time.time() * 1000))
+    return raw(EVENT % int(time.time() * 1000))
 
 
 async def health(_: Request) -> Response:
@@ -137,20 +112,17 @@ async def db_document(request: Request) -> Response:
     ident = params.positive_id(request.path_params["doc_id"])
     if ident is None:
         return error(400, "document id must be a positive integer")
-    if ident > INT32_MAX:  # documents.id is an integer column: no such row
-        return error(404, "not found")
-    row = await (await database.pool()).fetchrow(SQL_DOCUMENT, ident)
+    row = await database.document(ident)
     if row is None:
         return error(404, "not found")
-    return raw(orjson.dumps(dict(row)))
+    return raw(orjson.dumps(row))
 
 
 async def db_documents(request: Request) -> Response:
     count = params.bounded(request.query_params.get("limit"), 10, 1, 100)
     if count is None:
         return error(400, "limit must be an integer in 1..100")
-    rows = await (await database.pool()).fetch(SQL_ITEMS, count)
-    return raw(orjson.dumps([dict(row) for row in rows]))
+    return raw(orjson.dumps(await database.items(count)))
 
 
 async def cpu_primes(request: Request) -> Response:
@@ -172,14 +144,8 @@ async def no_database(_: Request, __: Exception) -> Response:
     return error(503, "database not configured")
 
 
-_reported = False
-
-
 async def database_failed(_: Request, exc: Exception) -> Response:
-    global _reported
-    if not _reported:  # once per worker: a log line per failed request would be its own load
-        _reported = True
-        print(f"database error (reported once per worker): {exc!r}", flush=True)
+    report_once(exc)
     return error(500, "database error")
 
 
@@ -206,7 +172,7 @@ routes = [
 
 exception_handlers = {
     HTTPException: http_error,
-    database.NotConfigured: no_database,
+    NotConfigured: no_database,
     **{kind: database_failed for kind in database.ERRORS},
 }
 

@@ -1,23 +1,12 @@
-"""Starts uvicorn with PORT and WORKERS from the environment (one asyncpg pool per worker)."""
-import signal
+"""Starts the Starlette app (app:app) on uvicorn, through gauntlet_kit.uvicorn_server."""
+import os
 import sys
 
-import uvicorn
+# gauntlet_kit (targets/_lib/python, at the same place relative to this file in the image) on
+# the path; uvicorn's worker processes inherit it: gauntlet_kit/__init__.py says why.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "_lib", "python"))
 
-import settings
+from gauntlet_kit import uvicorn_server  # noqa: E402
 
 if __name__ == "__main__":
-    # uvicorn re-raises SIGTERM once its graceful shutdown is done, which would end a
-    # single-process server with status 143; the contract wants exit 0 after a clean stop.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    uvicorn.run(
-        "app:app",
-        host="0.0.0.0",
-        port=settings.PORT,
-        workers=settings.WORKERS,
-        loop="uvloop",  # uvicorn's documented fast path: uvloop + httptools
-        http="httptools",
-        access_log=False,
-        log_level="info",  # only start and stop lines: access logging is off
-        timeout_graceful_shutdown=8,  # the contract's 10 s bound, with a margin
-    )
+    uvicorn_server.run("app:app")

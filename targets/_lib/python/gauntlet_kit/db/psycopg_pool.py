@@ -1,6 +1,8 @@
-"""One psycopg 3 pool per gunicorn worker (seed 001's per-worker model).
+"""One psycopg 3 pool per worker process (seed 001's per-worker model).
 
-gunicorn imports the app in each worker after the fork, so the module-level pool is per worker.
+The pool opens when this module is imported, which gunicorn does in each worker after the fork
+(it imports the app there). It opens in the background: a worker starts and answers /healthz
+while connections come up.
 """
 from __future__ import annotations
 
@@ -8,15 +10,16 @@ import psycopg
 import psycopg_pool
 from psycopg.rows import dict_row
 
-import settings
+from gauntlet_kit import settings
+from gauntlet_kit.db import DOCUMENT, INT32_MAX, ITEMS, PING, TIME, NotConfigured
 
-
-class NotConfigured(Exception):
-    """DATABASE_URL is unset: the database endpoints answer 503."""
-
+__all__ = ["ERRORS", "NotConfigured", "document", "items", "ping", "server_time"]
 
 # Errors that mean the database, not the request, failed: the endpoint answers 500.
 ERRORS = (psycopg.Error, psycopg_pool.PoolTimeout, OSError)
+
+_SQL_DOCUMENT = DOCUMENT.format("%s")
+_SQL_ITEMS = ITEMS.format("%s")
 
 
 def _connection_options() -> dict:
@@ -31,7 +34,6 @@ def _connection_options() -> dict:
 
 pool = None
 if settings.DATABASE_URL is not None:
-    # Opens in the background: a worker starts and answers /healthz while connections come up.
     pool = psycopg_pool.ConnectionPool(
         settings.DATABASE_URL,
         min_size=settings.DB_POOL_MIN,
@@ -48,17 +50,27 @@ def _connection():
     return pool.connection()
 
 
-def text(sql: str) -> str:
+def _text(sql: str) -> str:
     """The single text value the statement returns."""
     with _connection() as conn:
         return conn.execute(sql).fetchone()[0]
 
 
-def row(sql: str, args: tuple) -> dict | None:
-    with _connection() as conn:
-        return conn.cursor(row_factory=dict_row).execute(sql, args).fetchone()
+def ping() -> str:
+    return _text(PING)
 
 
-def rows(sql: str, args: tuple) -> list[dict]:
+def server_time() -> str:
+    return _text(TIME)
+
+
+def document(ident: int) -> dict | None:
+    if ident > INT32_MAX:
+        return None
     with _connection() as conn:
-        return conn.cursor(row_factory=dict_row).execute(sql, args).fetchall()
+        return conn.cursor(row_factory=dict_row).execute(_SQL_DOCUMENT, (ident,)).fetchone()
+
+
+def items(count: int) -> list[dict]:
+    with _connection() as conn:
+        return conn.cursor(row_factory=dict_row).execute(_SQL_ITEMS, (count,)).fetchall()

@@ -1,4 +1,4 @@
-"""Parsing of path and query values exactly as targets/CONTRACT.md defines them.
+"""Parsing of path, query and body values exactly as targets/CONTRACT.md defines them.
 
 Each parser returns the value, or None when the input must answer 400.
 """
@@ -33,3 +33,21 @@ def wait_ms(raw: str | None) -> int | None:
         return 0
     value = _digits(raw)
     return None if value is None else min(value, 500)
+
+
+def command_error(body: object) -> str | None:
+    """Why a decoded device command body is invalid, or None when it is valid.
+
+    python-fastapi checks the same rules with a pydantic model instead (its framework's way).
+    """
+    if not isinstance(body, dict):
+        return "body must be a JSON object"
+    action = body.get("action")
+    if not isinstance(action, str) or not action:
+        return "action must be a non-empty string"
+    # bool is an int in Python, but true is not a number in JSON.
+    if "value" in body and (isinstance(body["value"], bool) or not isinstance(body["value"], (int, float))):
+        return "value must be a number"
+    if "unit" in body and not isinstance(body["unit"], str):
+        return "unit must be a string"
+    return None

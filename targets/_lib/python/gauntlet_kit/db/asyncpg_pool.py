@@ -3,19 +3,22 @@
 Created lazily so a worker starts and answers /healthz even while PostgreSQL is still coming
 up; a failed creation is retried by the next request.
 """
+from __future__ import annotations
+
 import asyncio
 
 import asyncpg
 
-import settings
+from gauntlet_kit import settings
+from gauntlet_kit.db import DOCUMENT, INT32_MAX, ITEMS, PING, TIME, NotConfigured
 
-
-class NotConfigured(Exception):
-    """DATABASE_URL is unset: the database endpoints answer 503."""
-
+__all__ = ["ERRORS", "NotConfigured", "close", "document", "items", "ping", "pool", "server_time"]
 
 # Errors that mean the database, not the request, failed: the endpoint answers 500.
 ERRORS = (asyncpg.PostgresError, asyncpg.InterfaceError, OSError, asyncio.TimeoutError)
+
+_SQL_DOCUMENT = DOCUMENT.format("$1")
+_SQL_ITEMS = ITEMS.format("$1")
 
 _pool: asyncpg.Pool | None = None
 _lock = asyncio.Lock()
@@ -48,3 +51,22 @@ async def pool() -> asyncpg.Pool:
 async def close() -> None:
     if _pool is not None:
         await asyncio.wait_for(_pool.close(), timeout=5)
+
+
+async def ping() -> str:
+    return await (await pool()).fetchval(PING)
+
+
+async def server_time() -> str:
+    return await (await pool()).fetchval(TIME)
+
+
+async def document(ident: int) -> dict | None:
+    if ident > INT32_MAX:
+        return None
+    row = await (await pool()).fetchrow(_SQL_DOCUMENT, ident)
+    return None if row is None else dict(row)
+
+
+async def items(count: int) -> list[dict]:
+    return [dict(row) for row in await (await pool()).fetch(_SQL_ITEMS, count)]
