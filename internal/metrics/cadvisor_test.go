@@ -1,0 +1,152 @@
+package metrics
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+const mib = 1 << 20
+
+// cadvisorPod describes one container's synthetic cAdvisor series around a 120 s window
+// scraped every 15 s: CPU use per interval (cores) and working set per scrape (bytes).
+type cadvisorPod struct {
+	namespace, pod, container string
+	cpuBefore, cpuAfter       float64   // every interval outside the window
+	cpu                       []float64 // the 8 intervals inside the window
+	memBefore, memAfter       float64
+	mem                       []float64 // the 9 scrapes from start to end, both included
+}
+
+// series renders the counter and the gauge with the labels the kubelet's cAdvisor
+// endpoint carries, from 4 scrapes before the window to 4 after it.
+func (c cadvisorPod) series(start time.Time, scrape time.Duration) []series {
+	labels := func(name string) map[string]string {
+		return map[string]string{"__name__": name, "namespace": c.namespace, "pod": c.pod, "container": c.container,
+			"id": "/kubepods/pod-" + c.pod + "/" + c.container, "image": "registry.local/" + c.container + ":1",
+			"job": "kubelet", "metrics_path": "/metrics/cadvisor", "instance": "10.0.0.5:10250", "node": "amd-1"}
+	}
+	cpu, mem := series{labels: labels(cpuSeconds)}, series{labels: labels(workingSet)}
+	used := 1000.0 // CPU seconds the container used before this excerpt
+	for i := -4; i <= len(c.cpu)+4; i++ {
+		at := start.Add(time.Duration(i) * scrape)
+		if i > -4 { // the interval that ends at this scrape
+			cores := c.cpuBefore
+			if i > len(c.cpu) {
+				cores = c.cpuAfter
+			} else if i > 0 {
+				cores = c.cpu[i-1]
+			}
+			used += cores * scrape.Seconds()
+		}
+		bytes := c.memBefore
+		if i > len(c.mem)-1 {
+			bytes = c.memAfter
+		} else if i >= 0 {
+			bytes = c.mem[i]
+		}
+		cpu.samples = append(cpu.samples, sample{at, used})
+		mem.samples = append(mem.samples, sample{at, bytes})
+	}
+	return []series{cpu, mem}
+}
+
+func flat(n int, v float64) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func TestResourcesFromCAdvisor(t *testing.T) {
+	const scrape = 15 * time.Second
+	// A window in the past, on scrape boundaries, as the kubelet's scrapes would be.
+	end := time.Now().Truncate(scrape).Add(-10 * time.Minute)
+	start := end.Add(-120 * time.Second)
+
+	appA := cadvisorPod{namespace: "bench", pod: "gauntlet-go-6b7c9-x2x4q", container: "app",
+		cpuBefore: 3, cpuAfter: 4, cpu: []float64{0.5, 0.75, 1.25, 0.5, 0.25, 1, 0.75, 0.5},
+		memBefore: 1024 * mib, memAfter: 2048 * mib,
+		mem: []float64{200 * mib, 210 * mib, 230 * mib, 260 * mib, 250 * mib, 240 * mib, 245 * mib, 250 * mib, 255 * mib}}
+	appB := cadvisorPod{namespace: "bench", pod: "gauntlet-go-6b7c9-kd8wz", container: "app",
+		cpuBefore: 3, cpuAfter: 4, cpu: []float64{0.25, 0.25, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25},
+		memBefore: 1024 * mib, memAfter: 2048 * mib,
+		mem: []float64{150 * mib, 150 * mib, 150 * mib, 180 * mib, 150 * mib, 150 * mib, 150 * mib, 150 * mib, 150 * mib}}
+	// What must not count: the pause container, the pod-level cgroup (which repeats the
+	// app's use), another target's pod in the namespace, the same pod name elsewhere.
+	noise := func(ns, pod, container string, cores, bytes float64) cadvisorPod {
+		return cadvisorPod{namespace: ns, pod: pod, container: container, cpuBefore: cores, cpuAfter: cores,
+			cpu: flat(8, cores), memBefore: bytes, memAfter: bytes, mem: flat(9, bytes)}
+	}
+	var all []series
+	for _, c := range []cadvisorPod{appA, appB,
+		noise("bench", appA.pod, "POD", 0.01, 1*mib),
+		noise("bench", appA.pod, "", 1, 300*mib),
+		noise("bench", "gauntlet-node-5f6d7-abcde", "app", 2, 500*mib),
+		noise("other", appA.pod, "app", 2, 500*mib),
+	} {
+		all = append(all, c.series(start, scrape)...)
+	}
+	pushSeries(t, all)
+
+	r := newTestReader(t)
+	r.ScrapeInterval = scrape
+	q := TrialQuery{Start: start, End: end, Namespace: "bench", PodRegex: "gauntlet-go-[a-z0-9]+-[a-z0-9]+"}
+	var m benchv1.Measurement
+	if err := r.Resources(context.Background(), q, &m); err != nil {
+		t.Fatal(err)
+	}
+	// CPU: (5.5 + 2.25) core-intervals of 15 s over 120 s = 0.96875 cores; the busiest
+	// interval is the third: 1.25 + 0.5 cores.
+	// Memory: the 9 scrapes' sums (350, 360, 380, 440, 400, 390, 395, 400, 405 MiB).
+	want := benchv1.Measurement{CPUMillicores: 969, CPUPeakMillicores: 1750,
+		MemoryBytes: int64(math.Round(3520.0 * mib / 9)), MemoryPeakBytes: 440 * mib}
+	if m != want {
+		t.Errorf("got  %+v\nwant %+v", m, want)
+	}
+	t.Logf("cpu mean %d m, peak %d m; memory mean %d B, peak %d B", m.CPUMillicores, m.CPUPeakMillicores, m.MemoryBytes, m.MemoryPeakBytes)
+
+	// One pod alone, by an exact name: its own figures.
+	q.PodRegex = appB.pod
+	m = benchv1.Measurement{}
+	if err := r.Resources(context.Background(), q, &m); err != nil {
+		t.Fatal(err)
+	}
+	if want := (benchv1.Measurement{CPUMillicores: 281, CPUPeakMillicores: 500, MemoryBytes: int64(math.Round(1380.0 * mib / 9)), MemoryPeakBytes: 180 * mib}); m != want {
+		t.Errorf("pod %s: got %+v, want %+v", appB.pod, m, want)
+	}
+}
+
+func TestResourcesRefusesWhatItCannotMeasure(t *testing.T) {
+	r := newTestReader(t)
+	end := time.Now().Truncate(15 * time.Second).Add(-10 * time.Minute)
+	base := TrialQuery{Start: end.Add(-2 * time.Minute), End: end, Namespace: "bench", PodRegex: "gauntlet-go-.*"}
+	for _, tc := range []struct {
+		name string
+		edit func(*TrialQuery)
+		want string
+	}{
+		{"no such pods", func(q *TrialQuery) { q.PodRegex = "gauntlet-rust-.*" }, "no cAdvisor"},
+		{"no such namespace", func(q *TrialQuery) { q.Namespace = "elsewhere" }, "no cAdvisor"},
+		{"window before any scrape", func(q *TrialQuery) { q.Start, q.End = q.Start.Add(-time.Hour), q.End.Add(-time.Hour) }, "no cAdvisor"},
+		{"bad pattern", func(q *TrialQuery) { q.PodRegex = "gauntlet-(" }, "podRegex"},
+		{"no namespace", func(q *TrialQuery) { q.Namespace = "" }, "namespace"},
+		{"window too short", func(q *TrialQuery) { q.Start = q.End.Add(-20 * time.Second) }, "two"},
+		{"window reversed", func(q *TrialQuery) { q.Start, q.End = q.End, q.Start }, "after"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := base
+			tc.edit(&q)
+			var m benchv1.Measurement
+			err := r.Resources(context.Background(), q, &m)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,215 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// Defaults for Reader.
+const (
+	// DefaultGrace covers the measured scenario's gracefulStop (the request timeout,
+	// 10 s by default) plus k6's last push after it.
+	DefaultGrace = time.Minute
+	// DefaultScrapeInterval is the kubelet cAdvisor job's usual interval.
+	DefaultScrapeInterval = 15 * time.Second
+	// lookback is Prometheus's default lookback delta: an instant query sees a series'
+	// last sample only if it is this recent.
+	lookback = 5 * time.Minute
+)
+
+// Reader reads trial figures from one Prometheus.
+type Reader struct {
+	API promv1.API
+	// Grace is how long after the window's end k6's final push may land; k6 series are
+	// read at End+Grace. Zero means DefaultGrace; it must stay under the 5 min lookback.
+	Grace time.Duration
+	// ScrapeInterval is the cAdvisor series' scrape interval: the step of CPU peaks and of
+	// memory sampling. Zero means DefaultScrapeInterval.
+	ScrapeInterval time.Duration
+}
+
+// NewReader returns a Reader for the Prometheus at address (such as http://prometheus:9090).
+func NewReader(address string) (*Reader, error) {
+	c, err := api.NewClient(api.Config{Address: address})
+	if err != nil {
+		return nil, fmt.Errorf("prometheus client for %s: %w", address, err)
+	}
+	return &Reader{API: promv1.NewAPI(c)}, nil
+}
+
+// TrialQuery names one trial's series.
+type TrialQuery struct {
+	// TestID is the trial's testid tag on every k6 sample.
+	TestID string
+	// Start and End bound the measured window (warmup excluded).
+	Start, End time.Time
+	// Runners, when > 0, is how many k6 runners must have written series: a runner whose
+	// pushes never arrived would otherwise just shrink the figures.
+	Runners int
+	// Namespace and PodRegex select the target's pods in cAdvisor series. cAdvisor carries
+	// no pod labels, so pods are matched by name (an RE2 pattern, anchored).
+	Namespace string
+	PodRegex  string
+}
+
+func (q TrialQuery) window() (time.Duration, error) {
+	if !q.End.After(q.Start) || q.Start.IsZero() {
+		return 0, fmt.Errorf("window: end %v must be after start %v", q.End, q.Start)
+	}
+	return q.End.Sub(q.Start), nil
+}
+
+// Trial reads every figure of one trial: Load's and Resources'.
+func (r *Reader) Trial(ctx context.Context, q TrialQuery) (benchv1.Measurement, error) {
+	m, err := r.Load(ctx, q)
+	if err != nil {
+		return m, err
+	}
+	return m, r.Resources(ctx, q, &m)
+}
+
+// Load reads k6's figures of the measured window: requests, achieved rate, errors,
+// dropped iterations and latency percentiles (max: see LatencyMaxQuery).
+func (r *Reader) Load(ctx context.Context, q TrialQuery) (benchv1.Measurement, error) {
+	var m benchv1.Measurement
+	window, err := q.window()
+	if err != nil {
+		return m, err
+	}
+	if q.TestID == "" {
+		return m, errors.New("testID: must not be empty")
+	}
+	grace := r.Grace
+	if grace == 0 {
+		grace = DefaultGrace
+	}
+	if grace < 0 || grace >= lookback {
+		return m, fmt.Errorf("grace: %v must be between 0 and the %v lookback", grace, lookback)
+	}
+	e := evaluator{r: r, ctx: ctx, at: q.End.Add(grace)}
+	requests := e.value(RequestsQuery(q.TestID))
+	observed := e.value(LatencyCountQuery(q.TestID))
+	if e.err == nil && (requests.absent || requests.v == 0) {
+		return m, fmt.Errorf("no k6 requests for testid %q in the measured phase before %v: is k6 remote-writing "+
+			"(experimental-prometheus-rw, native histograms, stale markers off) with bench.js's tags?", q.TestID, e.at)
+	}
+	if e.err == nil && observed.v != requests.v {
+		return m, fmt.Errorf("testid %q: %v requests counted but %v in the latency histograms: a push is missing",
+			q.TestID, requests.v, observed.v)
+	}
+	if q.Runners > 0 {
+		if n := e.value(RunnersQuery(q.TestID)); e.err == nil && int(n.v) != q.Runners {
+			return m, fmt.Errorf("testid %q: %v runners wrote series, want %d", q.TestID, n.v, q.Runners)
+		}
+	}
+	m.Requests = int64(requests.v)
+	m.Errors = int64(e.value(ErrorsQuery(q.TestID)).v)
+	m.DroppedIterations = int64(e.value(DroppedQuery(q.TestID)).v)
+	micros := func(query string) int64 { return int64(math.Round(e.value(query).v * 1e6)) }
+	m.P50Micros = micros(LatencyQuantileQuery(q.TestID, 0.5))
+	m.P90Micros = micros(LatencyQuantileQuery(q.TestID, 0.9))
+	m.P95Micros = micros(LatencyQuantileQuery(q.TestID, 0.95))
+	m.P99Micros = micros(LatencyQuantileQuery(q.TestID, 0.99))
+	m.P999Micros = micros(LatencyQuantileQuery(q.TestID, 0.999))
+	m.MaxMicros = micros(LatencyMaxQuery(q.TestID))
+	if e.err != nil {
+		return benchv1.Measurement{}, e.err
+	}
+	m.AchievedMilliRPS = int64(math.Round(float64(m.Requests) * 1000 / window.Seconds()))
+	m.ErrorRatePPM = m.Errors * 1_000_000 / m.Requests // as results.FromK6 does
+	return m, nil
+}
+
+// Resources fills m's target CPU (mean and peak, millicores) and working-set memory (mean
+// and peak, bytes) over the window, from cAdvisor series of the target's containers.
+func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measurement) error {
+	window, err := q.window()
+	if err != nil {
+		return err
+	}
+	if q.Namespace == "" || q.PodRegex == "" {
+		return errors.New("namespace and podRegex: both are needed to find the target's cAdvisor series")
+	}
+	if _, err := regexp.Compile("^(?:" + q.PodRegex + ")$"); err != nil {
+		return fmt.Errorf("podRegex: %w", err)
+	}
+	scrape := r.ScrapeInterval
+	if scrape == 0 {
+		scrape = DefaultScrapeInterval
+	}
+	if window < 2*scrape {
+		return fmt.Errorf("window: %v is shorter than two %v scrape intervals; CPU cannot be read", window, scrape)
+	}
+	e := evaluator{r: r, ctx: ctx, at: q.End}
+	cpu := e.value(CPUMeanQuery(q.Namespace, q.PodRegex, window))
+	if e.err == nil && cpu.absent {
+		return fmt.Errorf("no cAdvisor %s for pods %q in namespace %q between %v and %v: is the kubelet's cAdvisor scraped?",
+			cpuSeconds, q.PodRegex, q.Namespace, q.Start, q.End)
+	}
+	m.CPUMillicores = int64(math.Round(cpu.v * 1000))
+	m.CPUPeakMillicores = int64(math.Round(e.value(CPUPeakQuery(q.Namespace, q.PodRegex, window, scrape)).v * 1000))
+	m.MemoryBytes = int64(math.Round(e.value(MemoryMeanQuery(q.Namespace, q.PodRegex, window, scrape)).v))
+	m.MemoryPeakBytes = int64(math.Round(e.value(MemoryPeakQuery(q.Namespace, q.PodRegex, window, scrape)).v))
+	return e.err
+}
+
+// evaluator runs instant queries at one time and keeps the first error, so a sequence of
+// queries reads straight and fails once.
+type evaluator struct {
+	r   *Reader
+	ctx context.Context
+	at  time.Time
+	err error
+}
+
+// result is one query's single number; absent when the query matched no series.
+type result struct {
+	v      float64
+	absent bool
+}
+
+func (e *evaluator) value(query string) result {
+	if e.err != nil {
+		return result{absent: true}
+	}
+	val, warnings, _, err := e.r.API.Query(e.ctx, query, e.at)
+	if err != nil {
+		e.err = fmt.Errorf("prometheus query %s: %w", query, err)
+		return result{absent: true}
+	}
+	// A warning means partial or doubtful data: a measurement must not rest on it.
+	if len(warnings) > 0 {
+		e.err = fmt.Errorf("prometheus query %s: warnings: %s", query, strings.Join(warnings, "; "))
+		return result{absent: true}
+	}
+	vec, ok := val.(model.Vector)
+	if !ok {
+		e.err = fmt.Errorf("prometheus query %s: got a %s, want a vector", query, val.Type())
+		return result{absent: true}
+	}
+	switch len(vec) {
+	case 0:
+		return result{absent: true}
+	case 1:
+		v := float64(vec[0].Value)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			e.err = fmt.Errorf("prometheus query %s: got %v", query, v)
+			return result{absent: true}
+		}
+		return result{v: v}
+	default:
+		e.err = fmt.Errorf("prometheus query %s: got %d series, want one", query, len(vec))
+		return result{absent: true}
+	}
+}
