@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs a Node.js target: `npm ci` from its package-lock.json, then `npm run build` when
 # package.json has a build script (NestJS compiles TypeScript into .build/).
-# Idempotent and cached: skipped when package-lock.json, the sources and the Node/npm
-# versions hash to the stamp left by the last successful install.
+# Idempotent and cached: skipped when package-lock.json, the sources, the sources of the local
+# packages it links ("file:" dependencies such as targets/_lib/node) and the Node/npm versions
+# hash to the stamp left by the last successful install.
 # Usage: hack/targets/node.sh TARGET_DIR
 set -euo pipefail
 dir=${1:?usage: hack/targets/node.sh TARGET_DIR}
@@ -21,10 +22,30 @@ exec 9>"${dir}/.build/.install.lock"
 flock 9
 
 stamp="${dir}/.build/.install.sha256"
-# Every file of the target except what the install produces, plus the toolchain's versions.
+# The local packages the target depends on with a "file:" specifier (the node targets'
+# shared kit, targets/_lib/node): npm ci links them, and a change there must reinstall
+# (and rebuild: node-nestjs compiles against the kit's .d.ts files).
+mapfile -t links < <(node -e '
+  const p = require(process.argv[1]);
+  for (const deps of [p.dependencies, p.devDependencies, p.optionalDependencies]) {
+    for (const spec of Object.values(deps || {})) if (spec.startsWith("file:")) console.log(spec.slice(5));
+  }
+' "${dir}/package.json")
+for link in "${links[@]}"; do
+  [[ -d "${dir}/${link}" ]] || { echo "hack/targets/node.sh: ${dir}/${link} (a file: dependency) not found" >&2; exit 1; }
+done
+# Every file of a tree except what an install produces.
+tree_sums() {
+  (cd "$1" && find . -path ./node_modules -prune -o -path ./.build -prune -o -type f -print0 \
+    | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+}
+# The target's files, each linked package's files, and the toolchain's versions.
 fingerprint() {
-  (cd "${dir}" && find . -path ./node_modules -prune -o -path ./.build -prune -o -type f -print0 \
-    | LC_ALL=C sort -z | xargs -0 sha256sum)
+  tree_sums "${dir}"
+  for link in "${links[@]}"; do
+    echo "file:${link}"
+    tree_sums "${dir}/${link}"
+  done
   node --version
   npm --version
 }

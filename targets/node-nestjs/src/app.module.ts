@@ -2,8 +2,8 @@
 // and the route-level middlewares.
 import { DynamicModule, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
 import { json } from 'express';
+import { Config } from '@gauntlet/target-kit';
 import { ApiController } from './api.controller';
-import { Config } from './config';
 import { CONFIG, DatabaseService } from './database.service';
 import { DbController } from './db.controller';
 import { DevicesController } from './devices.controller';

@@ -1,9 +1,33 @@
 'use strict';
-// The node:cluster primary: forks WORKERS workers that share the port (PM2's cluster mode,
-// seed 001's setup, is node:cluster underneath) and stops them on SIGTERM.
+// The process model of every node-* target: the primary checks the environment and forks
+// WORKERS workers that share the port (PM2's cluster mode, seed 001's setup, is node:cluster
+// underneath); each worker serves the contract. The primary stops them on SIGTERM.
 const cluster = require('node:cluster');
+const { loadConfig } = require('./config');
 
 const SHUTDOWN_DEADLINE_MS = 9500; // inside the contract's 10 s
+
+// start is a target's whole entry point. loadWorker returns the target's runWorker(cfg) and
+// is called in workers only, so the primary never loads the framework and stays small.
+function start(name, loadWorker) {
+  process.env.NODE_ENV = process.env.NODE_ENV || 'production';
+  let cfg;
+  try {
+    cfg = loadConfig(process.env);
+  } catch (err) {
+    console.error(`${name}: ${err.message}`);
+    process.exit(1);
+  }
+
+  if (cluster.isPrimary) {
+    runPrimary(cfg, name);
+  } else {
+    loadWorker()(cfg).catch((err) => {
+      console.error(`${name}: worker ${process.pid}: ${err.message}`);
+      process.exit(1);
+    });
+  }
+}
 
 function runPrimary(cfg, name) {
   let stopping = false;
@@ -16,7 +40,7 @@ function runPrimary(cfg, name) {
 
   cluster.on('exit', (worker, code, signal) => {
     const started = listening.delete(worker.id);
-    const clean = code === 0 && signal === null;
+    const clean = code === 0 && !signal;
     if (stopping) {
       if (!clean) failed = true;
       if (Object.keys(cluster.workers).length === 0) process.exit(failed ? 1 : 0);
@@ -54,4 +78,4 @@ function runPrimary(cfg, name) {
   for (let i = 0; i < cfg.workers; i++) fork();
 }
 
-module.exports = { runPrimary };
+module.exports = { start, runPrimary };

@@ -2,7 +2,10 @@
 // One pg Pool per worker process (seed 001's per-worker model) and the contract's queries.
 // pg sends unnamed statements (never server-side prepared ones), so PgBouncer's transaction
 // mode works and DB_PREPARED changes nothing here.
-const pg = require('pg');
+//
+// The caller passes its own `pg` module in: this package is linked (file:../_lib/node), and a
+// require('pg') here would resolve from this folder's real path, not from the target's
+// node_modules, so the kit has no dependencies at all.
 
 const INT8_OID = 20;
 const SQL = {
@@ -14,22 +17,24 @@ const SQL = {
 
 // created_at and updated_at are bigint: pg returns int8 as a string by default; the values
 // (unix seconds) are far inside Number's exact range, so they are sent as JSON numbers.
-const types = {
-  getTypeParser(oid, format) {
-    if (oid === INT8_OID && format !== 'binary') return Number;
-    return pg.types.getTypeParser(oid, format);
-  },
-};
+function typesOf(pg) {
+  return {
+    getTypeParser(oid, format) {
+      if (oid === INT8_OID && format !== 'binary') return Number;
+      return pg.types.getTypeParser(oid, format);
+    },
+  };
+}
 
 class Database {
-  constructor(cfg) {
+  constructor(pg, cfg) {
     this.min = cfg.poolMin;
     this.pool = new pg.Pool({
       connectionString: cfg.databaseURL,
       min: cfg.poolMin, // pg-pool >= 3.10 keeps this many idle clients instead of closing them
       max: cfg.poolMax,
       connectionTimeoutMillis: 5000, // a request fails instead of hanging when the DB is gone
-      types,
+      types: typesOf(pg),
     });
     // An idle client losing its connection must not crash the worker; the pool replaces it.
     this.pool.on('error', (err) => console.error(`pg pool: idle client error: ${err.message}`));
@@ -67,10 +72,11 @@ class Database {
   end() { return this.pool.end(); }
 }
 
-// openDatabase returns a warmed Database, or null when DATABASE_URL is unset (DB endpoints 503).
-async function openDatabase(cfg) {
+// openDatabase returns a warmed Database on the given pg module, or null when DATABASE_URL
+// is unset (DB endpoints 503).
+async function openDatabase(pg, cfg) {
   if (cfg.databaseURL === '') return null;
-  const db = new Database(cfg);
+  const db = new Database(pg, cfg);
   try {
     await db.warm();
   } catch (err) {
@@ -80,4 +86,4 @@ async function openDatabase(cfg) {
   return db;
 }
 
-module.exports = { openDatabase };
+module.exports = { Database, openDatabase };

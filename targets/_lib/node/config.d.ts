@@ -1,0 +1,11 @@
+export interface Config {
+  port: number;
+  workers: number;
+  databaseURL: string; // empty: DB endpoints answer 503
+  poolMin: number;
+  poolMax: number;
+}
+
+export type Env = Record<string, string | undefined>;
+
+export declare function loadConfig(env: Env): Config;

@@ -1,0 +1,1 @@
+export declare function primesBelow(n: number): number[];

@@ -1,0 +1,2 @@
+export declare function nextRequestId(): string;
+export declare function responseTime(start: bigint): string;
