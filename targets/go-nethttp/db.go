@@ -130,13 +130,14 @@ func (h *dbHandlers) available(w http.ResponseWriter) bool {
 	return true
 }
 
-// dbError answers 500 with the SQLSTATE when there is one (e.g. 26000 for a prepared
-// statement PgBouncer routed to another server), never the server's message or the DSN.
+// dbError answers 500 with the SQLSTATE of a server error (e.g. 42P05 when PgBouncer routes a
+// prepared statement to another server), 503 when no server answered; never the server's
+// message or the DSN.
 func dbError(w http.ResponseWriter, err error) {
-	reason := "database error"
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		reason += " (SQLSTATE " + pgErr.Code + ")"
+		writeError(w, http.StatusInternalServerError, "database error (SQLSTATE "+pgErr.Code+")")
+		return
 	}
-	writeError(w, http.StatusInternalServerError, reason)
+	writeError(w, http.StatusServiceUnavailable, "database unavailable")
 }

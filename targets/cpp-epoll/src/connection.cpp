@@ -28,13 +28,14 @@ Connection::~Connection() {
 void Connection::on_events(uint32_t events) {
   if (closed_) return;
   if (events & EPOLLERR) return close_now();
-  if (events & EPOLLOUT) flush();
-  if (closed_) return;
-  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) {
-    if (lingering_) return discard_input();
-    read_input();
-    pump();
+  if (lingering_) {
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) discard_input();
+    return;
   }
+  if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP)) read_input();
+  // Also on EPOLLOUT alone: once the output drains, pipelined requests held back by
+  // kMaxPendingWrite run now.
+  pump();
 }
 
 // Reads until the socket is empty (edge-triggered epoll), or the buffer is full.
@@ -67,9 +68,12 @@ void Connection::pump() {
   if (in_pump_ || closed_) return;
   in_pump_ = true;
   for (;;) {
-    process_buffered();
+    bool held_back = process_buffered();
     if (!closed_) flush();
     if (closed_) break;
+    // Requests held back for the output to drain: the output drained at once, so go on now
+    // (no EPOLLOUT edge will come for a socket that never filled up).
+    if (held_back && wbuf_.size() - wpos_ < kMaxPendingWrite) continue;
     if (read_paused_ && buffered() < kMaxBuffered) {
       read_paused_ = false;
       read_input();
@@ -81,8 +85,14 @@ void Connection::pump() {
   if (!closed_ && !busy_ && wpos_ == wbuf_.size() && !close_after_write_ && (peer_eof_ || draining_)) close_now();
 }
 
-void Connection::process_buffered() {
-  while (!busy_ && !closed_ && !close_after_write_ && wbuf_.size() - wpos_ < kMaxPendingWrite) {
+// Runs buffered requests in order; true when it stopped only because the output is full.
+bool Connection::process_buffered() {
+  bool held_back = false;
+  while (!busy_ && !closed_ && !close_after_write_) {
+    if (wbuf_.size() - wpos_ >= kMaxPendingWrite) {
+      held_back = true;
+      break;
+    }
     Request req;
     ParseResult r = parse_request(std::string_view(rbuf_).substr(rpos_), req);
     if (r.status == ParseStatus::kIncomplete) break;
@@ -105,6 +115,7 @@ void Connection::process_buffered() {
     rbuf_.erase(0, rpos_);
     rpos_ = 0;
   }
+  return held_back;
 }
 
 void Connection::reply(uint64_t seq, int status, std::string_view body, std::string_view extra_headers) {

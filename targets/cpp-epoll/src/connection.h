@@ -41,7 +41,7 @@ class Connection : public Watcher, public std::enable_shared_from_this<Connectio
  private:
   void read_input();
   void pump();
-  void process_buffered();
+  bool process_buffered();
   void flush();
   void finish_close();
   void discard_input();

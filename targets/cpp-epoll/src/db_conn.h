@@ -11,6 +11,7 @@ class DbConn : public Watcher {
   void on_events(uint32_t events) override;
   bool send(DbPool::Job& job);  // false: the connection is broken and job is left as it was
   void close();
+  bool closed() const { return state_ == State::kClosed; }
 
  private:
   enum class State { kConnecting, kIdle, kBusy, kClosed };

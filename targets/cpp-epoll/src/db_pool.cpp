@@ -65,6 +65,9 @@ void DbPool::grow() {
       return;
     }
     c->on_events(0);  // PQconnectStart's contract: poll once as if the socket were writable
+    // Refused at once (a closed port on loopback): stop here. Opening the next one now would
+    // fail the same way, forever; the retry timer that lost() set comes back later.
+    if (c->closed()) return;
   }
 }
 

@@ -1,16 +1,29 @@
 // Unit tests of the pure parts (parser, JSON, primes, config, query strings). Run by
 // hack/targets/cpp.sh after every build; exits non-zero on the first report of a failure.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
+#include <thread>
 #include <cstring>
 #include <map>
 #include <string>
 
 #include "app.h"
 #include "config.h"
+#include "db_pool.h"
+#include "event_loop.h"
 #include "http_parser.h"
 #include "http_response.h"
 #include "json.h"
 #include "primes.h"
+#include "server.h"
 
 namespace {
 
@@ -173,6 +186,112 @@ void test_config() {
          !cfg.prepared);
 }
 
+// With the server unreachable, a query must fail fast as unavailable (503), not hang, and the
+// pool must not spin reopening connections that are refused at once.
+void test_pool_without_server() {
+  EventLoop loop;
+  DbPool pool(loop, "postgresql://bench@127.0.0.1:1/bench?connect_timeout=2", 2, 5);
+  pool.start();
+  bool answered = false, unavailable = false, timed_out = false;
+  pool.query("SELECT 1", {}, [&](DbResult r) {
+    answered = true;
+    unavailable = r.unavailable && r.error_status() == 503;
+    loop.stop();
+  });
+  if (!answered) {
+    loop.after_us(3000000, [&] {
+      timed_out = true;
+      loop.stop();
+    });
+    loop.run();
+  }
+  EXPECT(answered && unavailable && !timed_out);
+}
+
+// Timers fire in deadline order, not insertion order, and not early.
+void test_timers() {
+  EventLoop loop;
+  std::string order;
+  uint64_t start = EventLoop::now_ns();
+  loop.after_us(20000, [&] {
+    order += 'b';
+    loop.stop();
+  });
+  loop.after_us(5000, [&] { order += 'a'; });
+  loop.run();
+  EXPECT(order == "ab" && EventLoop::now_ns() - start >= 20000000);
+}
+
+// A free loopback port: bound to port 0, read back, released.
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// A real worker answers a deep pipeline (more output than it holds back, more input than it
+// buffers) completely and in order, then stops cleanly on SIGTERM.
+void test_deep_pipeline() {
+  Config cfg;
+  cfg.port = free_port();
+  sigset_t term;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pid_t child = fork();
+  if (child == 0) {
+    sigprocmask(SIG_BLOCK, &term, nullptr);  // the worker reads SIGTERM from a signalfd
+    Worker worker(cfg);
+    _exit(worker.run());
+  }
+  int fd = -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(uint16_t(cfg.port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < 100 && fd < 0; i++) {  // until the worker listens
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0) {
+      close(fd);
+      fd = -1;
+      usleep(20000);
+    }
+  }
+  EXPECT(fd >= 0);
+  if (fd >= 0) {
+    const int n = 60000;  // about 2 MiB in, 10 MiB out
+    std::string one = "GET /api/ping HTTP/1.1\r\nHost: t\r\n\r\n", all;
+    for (int i = 0; i < n; i++) all += one;
+    std::thread sender([&] { send(fd, all.data(), all.size(), MSG_NOSIGNAL); });
+    int answered = 0;
+    std::string tail;
+    char buf[65536];
+    pollfd p{fd, POLLIN, 0};
+    while (answered < n && poll(&p, 1, 5000) == 1) {
+      ssize_t got = recv(fd, buf, sizeof buf, 0);
+      if (got <= 0) break;
+      tail.append(buf, size_t(got));
+      for (size_t at; (at = tail.find("{\"ok\":true,\"message\":\"OK\"}")) != std::string::npos;) {
+        answered++;
+        tail.erase(0, at + 26);
+      }
+    }
+    sender.join();
+    close(fd);
+    if (answered != n) std::fprintf(stderr, "deep pipeline: %d of %d answered\n", answered, n);
+    EXPECT(answered == n);
+  }
+  kill(child, SIGTERM);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 }  // namespace
 
 int main() {
@@ -184,6 +303,9 @@ int main() {
   test_primes();
   test_query_param();
   test_config();
+  test_timers();
+  test_pool_without_server();
+  test_deep_pipeline();
   if (failures > 0) {
     std::fprintf(stderr, "unit_tests: %d failure(s)\n", failures);
     return 1;
