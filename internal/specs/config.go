@@ -1,0 +1,80 @@
+package specs
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/targets"
+)
+
+// DefaultK6Image is the k6 the load generators run: the version the script and the
+// measurement notes in DESIGN.md were verified with.
+const DefaultK6Image = "grafana/k6:1.8.1"
+
+// DefaultPrometheusRemoteWriteURL is the service prometheus-operator puts in front of every
+// Prometheus (prometheus-operated), in the conventional monitoring namespace; that
+// Prometheus needs the remote-write receiver and native histograms enabled.
+const DefaultPrometheusRemoteWriteURL = "http://prometheus-operated.monitoring.svc:9090/api/v1/write"
+
+// Config is the operator's configuration, the same for every run.
+type Config struct {
+	// Images maps a preset (a folder under targets/) to the image deployed for it.
+	Images map[string]string
+	// K6Image runs the load generators unless a run names its own.
+	K6Image string
+	// PrometheusRemoteWriteURL receives k6's metrics.
+	PrometheusRemoteWriteURL string
+	// SchemaSQL is loaded into every database (targets/schema.sql).
+	SchemaSQL string
+	// PostgresImage, when set, pins the PostgreSQL image; empty leaves CloudNativePG's default.
+	PostgresImage string
+}
+
+// NewConfig is the default configuration for the given presets: each preset's image is the
+// `image:` of its target.yaml.
+func NewConfig(presets []*preset.Preset) Config {
+	images := make(map[string]string, len(presets))
+	for _, p := range presets {
+		images[p.Name] = p.Image
+	}
+	return Config{
+		Images:                   images,
+		K6Image:                  DefaultK6Image,
+		PrometheusRemoteWriteURL: DefaultPrometheusRemoteWriteURL,
+		SchemaSQL:                targets.SchemaSQL,
+	}
+}
+
+// LoadConfig reads every targets/*/target.yaml under targetsDir into the default configuration.
+func LoadConfig(targetsDir string) (Config, error) {
+	presets, err := preset.LoadAll(targetsDir)
+	if err != nil {
+		return Config{}, err
+	}
+	return NewConfig(presets), nil
+}
+
+// OverrideImages replaces preset images, for example with a private registry's copies.
+// An override for a preset that does not exist is an error, not a silent no-op.
+func (c *Config) OverrideImages(images map[string]string) error {
+	var unknown []string
+	for name, image := range images {
+		if _, ok := c.Images[name]; !ok {
+			unknown = append(unknown, name)
+			continue
+		}
+		if strings.TrimSpace(image) == "" {
+			return fmt.Errorf("image override for preset %q is empty", name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return fmt.Errorf("image overrides for unknown presets: %s", strings.Join(unknown, ", "))
+	}
+	for name, image := range images {
+		c.Images[name] = image
+	}
+	return nil
+}

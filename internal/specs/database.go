@@ -1,0 +1,98 @@
+package specs
+
+import (
+	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// appDatabase is the database and its owner that initdb creates; the targets use both.
+const appDatabase = "app"
+
+// SchemaKey is the key of targets/schema.sql in the schema ConfigMap.
+const SchemaKey = "schema.sql"
+
+// skipWALArchiving is CloudNativePG's annotation turning WAL archiving off; with archiving
+// on (its default) CloudNativePG refuses wal_level minimal.
+const skipWALArchiving = "cnpg.io/skipWalArchiving"
+
+// SchemaConfigMap holds targets/schema.sql for the Cluster's bootstrap.
+func SchemaConfigMap(run *benchv1.BenchmarkRun, cfg Config) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: objectMeta(run, SchemaName(run), AppSchema),
+		Data:       map[string]string{SchemaKey: cfg.SchemaSQL},
+	}
+}
+
+// DatabaseCluster is the run's PostgreSQL, or nil when the run has no database. initdb
+// creates the app database owned by app (CloudNativePG puts its credentials in the
+// <cluster>-app Secret) and runs the schema in it as the superuser.
+func DatabaseCluster(run *benchv1.BenchmarkRun, cfg Config) *cnpgv1.Cluster {
+	db := run.Spec.Database
+	if db == nil {
+		return nil
+	}
+	params, _ := PostgresParameters(db)
+	meta := objectMeta(run, ClusterName(run), AppDatabase)
+	if params["wal_level"] == "minimal" {
+		meta.Annotations = map[string]string{skipWALArchiving: "enabled"}
+	}
+	size := quantityOr(db.Storage, "10Gi")
+	storage := cnpgv1.StorageConfiguration{Size: size.String()}
+	if db.StorageClass != "" {
+		storage.StorageClass = ptr.To(db.StorageClass)
+	}
+	return &cnpgv1.Cluster{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cnpgv1.SchemeGroupVersion.String(), Kind: "Cluster"},
+		ObjectMeta: meta,
+		Spec: cnpgv1.ClusterSpec{
+			Instances:             databaseInstances(db),
+			ImageName:             cfg.PostgresImage,
+			PostgresConfiguration: cnpgv1.PostgresConfiguration{Parameters: params},
+			Bootstrap: &cnpgv1.BootstrapConfiguration{InitDB: &cnpgv1.BootstrapInitDB{
+				Database: appDatabase,
+				Owner:    appDatabase,
+				PostInitApplicationSQLRefs: &cnpgv1.SQLRefs{ConfigMapRefs: []cnpgv1.ConfigMapKeySelector{{
+					LocalObjectReference: cnpgv1.LocalObjectReference{Name: SchemaName(run)}, Key: SchemaKey,
+				}}},
+			}},
+			StorageConfiguration: storage,
+		},
+	}
+}
+
+// DatabasePooler is the run's PgBouncer in front of the primary, or nil when the run has
+// no database. CloudNativePG names its Service after the Pooler, on port 5432.
+func DatabasePooler(run *benchv1.BenchmarkRun) *cnpgv1.Pooler {
+	db := run.Spec.Database
+	if db == nil {
+		return nil
+	}
+	mode := cnpgv1.PgBouncerPoolModeSession
+	if db.Pooler.PoolMode != "" {
+		mode = cnpgv1.PgBouncerPoolMode(db.Pooler.PoolMode)
+	}
+	var params map[string]string
+	if len(db.Pooler.Parameters) > 0 {
+		params = make(map[string]string, len(db.Pooler.Parameters))
+		for k, v := range db.Pooler.Parameters {
+			params[k] = v
+		}
+	}
+	return &cnpgv1.Pooler{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cnpgv1.SchemeGroupVersion.String(), Kind: "Pooler"},
+		ObjectMeta: objectMeta(run, PoolerName(run), AppPooler),
+		Spec: cnpgv1.PoolerSpec{
+			Cluster:   cnpgv1.LocalObjectReference{Name: ClusterName(run)},
+			Type:      cnpgv1.PoolerTypeRW,
+			Instances: ptr.To(max(db.Pooler.Instances, 1)),
+			PgBouncer: &cnpgv1.PgBouncerSpec{PoolMode: mode, Parameters: params},
+		},
+	}
+}
+
+func databaseInstances(db *benchv1.Database) int { return int(max(db.Instances, 1)) }

@@ -1,0 +1,197 @@
+package specs
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/utils/ptr"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
+	"github.com/gauntlet-bench/gauntlet/loadgen"
+)
+
+// PlanKey is the plan's key in a trial's ConfigMap, next to the script (loadgen.ScriptName).
+const PlanKey = "plan.json"
+
+// planDir is where runners mount the plan; PLAN points at the file in it.
+const planDir = "/etc/gauntlet"
+
+// k6UID is the user of the grafana/k6 image (USER 12345 in its Dockerfile); setting it
+// keeps runAsNonRoot verifiable for custom k6 images built with a named user.
+const k6UID int64 = 12345
+
+// PlanTags are the tags of a trial's samples. The test id is the TestRun's name, unique in
+// the namespace, so two runs with the same trial names never share Prometheus series.
+func PlanTags(run *benchv1.BenchmarkRun, t plan.Trial) workload.Tags {
+	return workload.Tags{
+		TestID:     TrialName(run, t.Name),
+		Target:     t.Target,
+		Scenario:   t.Scenario,
+		LoadPoint:  strconv.Itoa(int(t.LoadPoint)),
+		Repetition: strconv.Itoa(int(t.Repetition)),
+		Runner:     "0",
+	}
+}
+
+// PlanConfigMap holds what a trial's k6 runs: the static script and the trial's plan.
+func PlanConfigMap(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan) *corev1.ConfigMap {
+	// A Plan holds strings, integers and a string map: marshalling it cannot fail.
+	data, err := json.Marshal(p)
+	if err != nil {
+		panic(fmt.Sprintf("marshalling a workload.Plan: %v", err))
+	}
+	return &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: withLabels(objectMeta(run, TrialName(run, t.Name), AppLoadgen), trialLabels(run, t)),
+		Data:       map[string]string{loadgen.ScriptName: string(loadgen.Script), PlanKey: string(data)},
+	}
+}
+
+func trialLabels(run *benchv1.BenchmarkRun, t plan.Trial) map[string]string {
+	l := labels(run, AppLoadgen, TrialName(run, t.Name))
+	l[LabelTrial] = LabelValue(t.Name)
+	l[LabelTarget] = t.Target
+	return l
+}
+
+// TestRun is the k6-operator TestRun of a trial, unstructured because k6-operator's Go
+// module cannot be fetched here; the fields are those of its CRD (k6.io/v1alpha1), mirrored
+// in testRun below and in test/crds/k6-operator.
+func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Config) *unstructured.Unstructured {
+	name := TrialName(run, t.Name)
+	lg := run.Spec.LoadGenerator
+	image := lg.Image
+	if image == "" {
+		image = cfg.K6Image
+	}
+	pool := nodePool(run, lg.NodePool)
+	pod := k6Pod{
+		Image: image,
+		Metadata: k6PodMetadata{Labels: map[string]string{
+			LabelName: AppLoadgen, LabelPartOf: "gauntlet", LabelRun: LabelValue(run.Name), LabelTrial: LabelValue(t.Name),
+		}},
+		// Runners never talk to the API server.
+		AutomountServiceAccountToken: "false",
+		Env: []corev1.EnvVar{
+			{Name: "PLAN", Value: planDir + "/" + PlanKey},
+			{Name: "K6_PROMETHEUS_RW_SERVER_URL", Value: cfg.PrometheusRemoteWriteURL},
+			// Native histograms: exact enough percentiles from the final cumulative series.
+			{Name: "K6_PROMETHEUS_RW_TREND_AS_NATIVE_HISTOGRAM", Value: "true"},
+			{Name: workload.RunnerEnv, ValueFrom: &corev1.EnvVarSource{
+				FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"},
+			}},
+		},
+		NodeSelector: pool.NodeSelector,
+		Tolerations:  tolerations(pool.Tolerations),
+		Resources:    guaranteed(lg.Resources),
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   ptr.To(true),
+			RunAsUser:      ptr.To(k6UID),
+			RunAsGroup:     ptr.To(k6UID),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		ContainerSecurityContext: &corev1.SecurityContext{
+			AllowPrivilegeEscalation: ptr.To(false),
+			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
+		},
+		Volumes: []corev1.Volume{{Name: "gauntlet-plan", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{
+			LocalObjectReference: corev1.LocalObjectReference{Name: name},
+			Items:                []corev1.KeyToPath{{Key: PlanKey, Path: PlanKey}},
+		}}}},
+		VolumeMounts: []corev1.VolumeMount{{Name: "gauntlet-plan", MountPath: planDir, ReadOnly: true}},
+	}
+	initializer := pod
+	tr := testRun{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "k6.io/v1alpha1", Kind: "TestRun"},
+		ObjectMeta: withLabels(objectMeta(run, name, AppLoadgen), trialLabels(run, t)),
+		Spec: testRunSpec{
+			Parallelism: max(lg.Parallelism, 1),
+			Script:      testRunScript{ConfigMap: testRunConfigMap{Name: name, File: loadgen.ScriptName}},
+			Arguments:   k6Arguments(p.Tags),
+			// The initializer evaluates the script's init code (k6 archive, k6 inspect),
+			// which opens PLAN: it needs the same mount and environment as the runners.
+			Initializer: &initializer,
+			Runner:      pod,
+		},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&tr)
+	if err != nil {
+		panic(fmt.Sprintf("converting a TestRun to unstructured: %v", err)) // plain structs: cannot fail
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+// k6Arguments are the k6 run flags. Every plan tag is repeated as --tag: k6-operator adds
+// --tag flags of its own (instance_id, testrun_name), and k6 lets command-line tags replace
+// the script's options.tags as a whole (checked with k6 1.8.1), which would drop the plan's.
+// The runner tag is the pod name, expanded by the kubelet from GAUNTLET_RUNNER, so parallel
+// runners write separate series. k6-operator splits this string on spaces; tag values are
+// DNS labels and integers.
+func k6Arguments(tags map[string]string) string {
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		if k != "runner" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	args := []string{"--out", "experimental-prometheus-rw", "--no-usage-report"}
+	for _, k := range keys {
+		args = append(args, "--tag", k+"="+tags[k])
+	}
+	args = append(args, "--tag", "runner=$("+workload.RunnerEnv+")")
+	return strings.Join(args, " ")
+}
+
+// testRun mirrors the part of k6-operator's TestRun (api/v1alpha1/testrun_types.go) that
+// Gauntlet sets.
+type testRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              testRunSpec `json:"spec"`
+}
+
+type testRunSpec struct {
+	Parallelism int32         `json:"parallelism"`
+	Script      testRunScript `json:"script"`
+	Arguments   string        `json:"arguments,omitempty"`
+	Initializer *k6Pod        `json:"initializer,omitempty"`
+	Runner      k6Pod         `json:"runner"`
+}
+
+type testRunScript struct {
+	ConfigMap testRunConfigMap `json:"configMap"`
+}
+
+type testRunConfigMap struct {
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+}
+
+// k6Pod mirrors k6-operator's Pod (the runner and initializer settings).
+type k6Pod struct {
+	Image                        string                      `json:"image,omitempty"`
+	Metadata                     k6PodMetadata               `json:"metadata,omitempty"`
+	AutomountServiceAccountToken string                      `json:"automountServiceAccountToken,omitempty"`
+	Env                          []corev1.EnvVar             `json:"env,omitempty"`
+	NodeSelector                 map[string]string           `json:"nodeSelector,omitempty"`
+	Tolerations                  []corev1.Toleration         `json:"tolerations,omitempty"`
+	Resources                    corev1.ResourceRequirements `json:"resources,omitempty"`
+	SecurityContext              *corev1.PodSecurityContext  `json:"securityContext,omitempty"`
+	ContainerSecurityContext     *corev1.SecurityContext     `json:"containerSecurityContext,omitempty"`
+	Volumes                      []corev1.Volume             `json:"volumes,omitempty"`
+	VolumeMounts                 []corev1.VolumeMount        `json:"volumeMounts,omitempty"`
+}
+
+type k6PodMetadata struct {
+	Labels map[string]string `json:"labels,omitempty"`
+}
