@@ -1,0 +1,86 @@
+// Command pingtable measures every target's GET /api/ping with wrk, one target at a time,
+// for the table in the targets issue's closing note. It is a measuring tool, not a test:
+//
+//	hack/apt.sh wrk && go run ./hack/pingtable [-workers 2] [-duration 10s] [-connections 50]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"text/tabwriter"
+	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/preset"
+)
+
+func main() {
+	workers := flag.Int("workers", 2, "WORKERS for every target")
+	duration := flag.Duration("duration", 10*time.Second, "wrk -d")
+	conns := flag.Int("connections", 50, "wrk -c")
+	only := flag.String("only", "", "regexp of target names to measure")
+	flag.Parse()
+	if err := run(*workers, *duration, *conns, regexp.MustCompile(*only)); err != nil {
+		fmt.Fprintln(os.Stderr, "pingtable:", err)
+		os.Exit(1)
+	}
+}
+
+func run(workers int, duration time.Duration, conns int, only *regexp.Regexp) error {
+	if _, err := exec.LookPath("wrk"); err != nil {
+		return fmt.Errorf("wrk is missing: run hack/apt.sh wrk")
+	}
+	root, _ := os.Getwd()
+	presets, err := preset.LoadAll(filepath.Join(root, "targets"))
+	if err != nil {
+		return err
+	}
+	out := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(out, "target\truntime\tframework\tendpoints\treq/s\tp50\tp99")
+	for _, p := range presets {
+		if !only.MatchString(p.Name) {
+			continue
+		}
+		rps, p50, p99, err := measure(root, p, workers, duration, conns)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
+		}
+		fmt.Fprintf(out, "%s\t%s %s\t%s %s\t%d\t%s\t%s\t%s\n", p.Name, p.Runtime.Name, p.Runtime.Version,
+			p.Framework.Name, p.Framework.Version, len(p.Endpoints), rps, p50, p99)
+	}
+	return out.Flush()
+}
+
+var (
+	rpsRe = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	p50Re = regexp.MustCompile(`\s50%\s+(\S+)`)
+	p99Re = regexp.MustCompile(`\s99%\s+(\S+)`)
+)
+
+func measure(root string, p *preset.Preset, workers int, d time.Duration, conns int) (rps, p50, p99 string, err error) {
+	ctx := context.Background()
+	if err := local.Install(ctx, root, p); err != nil {
+		return "", "", "", err
+	}
+	tg, err := local.StartTarget(ctx, local.TargetOptions{Preset: p, Ports: local.PortRange{Lo: 17000, Hi: 17999}, Workers: workers})
+	if err != nil {
+		return "", "", "", err
+	}
+	defer tg.Stop(15 * time.Second)
+	raw, err := exec.Command("wrk", "-t1", fmt.Sprintf("-c%d", conns), "-d"+d.String(), "--latency", tg.URL+"/api/ping").CombinedOutput()
+	if err != nil {
+		return "", "", "", fmt.Errorf("wrk: %v: %s", err, raw)
+	}
+	find := func(re *regexp.Regexp) string {
+		if m := re.FindSubmatch(raw); m != nil {
+			return string(m[1])
+		}
+		return "?"
+	}
+	return find(rpsRe), find(p50Re), find(p99Re), nil
+}
