@@ -18,6 +18,12 @@ if (plan.model !== 'open' && plan.model !== 'closed') {
 
 const ms = (n) => `${n}ms`;
 
+// Parallel runners share one plan; each pod sets GAUNTLET_RUNNER so series stay apart.
+const tags = Object.assign({}, plan.tags);
+if (__ENV.GAUNTLET_RUNNER) {
+  tags.runner = __ENV.GAUNTLET_RUNNER;
+}
+
 // One executor definition, used twice: the warmup, then the measured window. Each k6
 // scenario tags its samples (phase), so the measured window has series of its own.
 function scenario(phase, startMs, durationMs) {
@@ -28,7 +34,9 @@ function scenario(phase, startMs, durationMs) {
     // hands the warmup's VUs, with their open keep-alive connections, to the measured
     // window rather than starting a second, cold set (verified: 51 connections, not 100).
     gracefulStop: phase === 'warmup' ? '0s' : ms(plan.timeoutMs),
-    tags: { phase },
+    // The plan's tags are repeated per scenario: a --tag on k6's command line (k6-operator
+    // always adds some) replaces options.tags, but not a scenario's own tags.
+    tags: Object.assign({}, tags, { phase }),
   };
   if (plan.model === 'open') {
     return Object.assign(s, {
@@ -48,12 +56,6 @@ if (plan.warmupMs > 0) {
   scenarios.warmup = scenario('warmup', 0, plan.warmupMs);
 }
 scenarios.measure = scenario('measure', plan.warmupMs, plan.measureMs);
-
-// Parallel runners share one plan; each pod sets GAUNTLET_RUNNER so series stay apart.
-const tags = Object.assign({}, plan.tags);
-if (__ENV.GAUNTLET_RUNNER) {
-  tags.runner = __ENV.GAUNTLET_RUNNER;
-}
 
 export const options = {
   scenarios,
