@@ -86,6 +86,10 @@ func TestScriptOptionsOpenModelWithWarmup(t *testing.T) {
 	if m.StartTime != "30s" || m.Duration != "5m0s" || m.Tags["phase"] != "measure" || m.GracefulStop != "2s" {
 		t.Errorf("measure %+v", m)
 	}
+	// Plan tags ride on each scenario as well: k6-operator's --tag arguments replace options.tags.
+	if m.Tags["testid"] != "r-1" || m.Tags["target"] != "node" || w.Tags["repetition"] != "3" {
+		t.Errorf("scenario tags %v / %v", w.Tags, m.Tags)
+	}
 	if m.Rate != 1000 || m.TimeUnit != "1s" || m.PreAllocatedVUs != 40 || m.MaxVUs != 400 || w.Rate != 1000 {
 		t.Errorf("measure load %+v", m)
 	}
