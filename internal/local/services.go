@@ -171,9 +171,12 @@ func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 		opts.Env[e.Name] = e.Value // the schema forbids the contract's own variables here
 	}
 	if db := r.run.Spec.Database; db != nil {
-		opts.PoolMin, opts.PoolMax, opts.Prepared = int(db.AppPool.Min), int(db.AppPool.Max), db.PreparedStatements
-		if db.AppPool.Min == 0 {
-			opts.Env["DB_POOL_MIN"] = "0" // StartTarget reads a zero PoolMin as "default (5)"
+		opts.PoolMax, opts.Prepared = int(db.AppPool.Max), db.PreparedStatements
+		if db.AppPool.Min != nil {
+			opts.PoolMin = int(*db.AppPool.Min)
+			if opts.PoolMin == 0 {
+				opts.Env["DB_POOL_MIN"] = "0" // StartTarget reads a zero PoolMin as "default (5)"
+			}
 		}
 	}
 	r.progress.note("starting %s (%s, %d worker(s))", t.Name, t.Preset, max(t.Workers, 1))

@@ -83,5 +83,9 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 	}
 	setCondition(run, CondReady, ok, reason, st.Headline)
 	setCondition(run, CondReconciling, false, "Finished", "the local run has ended")
-	setCondition(run, CondStalled, !ok, reason, "")
+	stalled := "Finished"
+	if !ok {
+		stalled = "Failed"
+	}
+	setCondition(run, CondStalled, !ok, stalled, "")
 }

@@ -31,6 +31,22 @@ func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
 	if len(run.Status.Results) == 0 {
 		fmt.Fprintln(w, "(no trial finished: no result rows)")
 	}
+	// Skipped and failed trials have no row of their own (or only part of one): say why.
+	seen := map[string]bool{}
+	for _, t := range run.Status.Trials {
+		if t.Phase != benchv1.TrialSkipped && t.Phase != benchv1.TrialFailed {
+			continue
+		}
+		msg, _, _ := strings.Cut(t.Message, "\n")
+		line := fmt.Sprintf("%s %s/%s: %s", strings.ToLower(string(t.Phase)), t.Target, t.Scenario, msg)
+		if t.Phase == benchv1.TrialFailed {
+			line = fmt.Sprintf("failed %s: %s", t.Name, msg)
+		}
+		if !seen[line] {
+			seen[line] = true
+			fmt.Fprintln(w, line)
+		}
+	}
 	return nil
 }
 

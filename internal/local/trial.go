@@ -131,9 +131,9 @@ func (r *runner) trialPlan(t *benchv1.Trial, baseURL string) (workload.Plan, err
 	} else {
 		load.Rate = int(t.LoadPoint)
 		if l.MaxVUs != nil {
-			pre, _ := workload.DefaultVUs(load.Rate)
-			load.MaxVUs = int(*l.MaxVUs)
-			load.PreAllocatedVUs = min(pre, load.MaxVUs)
+			// The whole budget up front: k6 drops arrivals while it initialises a VU, and a
+			// shared machine stalls for longer than the default pool (100 ms of arrivals) covers.
+			load.MaxVUs, load.PreAllocatedVUs = int(*l.MaxVUs), int(*l.MaxVUs)
 		}
 	}
 	keepAlive := l.KeepAlive == nil || *l.KeepAlive

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/k6"
+	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/validation"
+)
+
+func init() { subcommands = append(subcommands, newRunCmd) }
+
+func newRunCmd() *cobra.Command {
+	var (
+		file, out, root string
+		isLocal         bool
+		scale           float64
+	)
+	cmd := &cobra.Command{
+		Use:   "run --local -f FILE [--scale F] [--out DIR]",
+		Short: "Run a BenchmarkRun on this machine (PostgreSQL, PgBouncer, targets and k6 as processes)",
+		Long: "run --local executes one BenchmarkRun here: it validates FILE as the API server would,\n" +
+			"installs and starts each target from targets/<preset>, verifies it against\n" +
+			"targets/CONTRACT.md, drives it with k6 trial by trial (repetitions interleaved across\n" +
+			"targets) and prints the results table. The results folder gets status.yaml (the run with\n" +
+			"its status), results.json and report.html. --scale multiplies every load point, so a\n" +
+			"seed written for a cluster fits this machine. Ctrl-C stops every process and writes what\n" +
+			"was measured so far. Exit status 1 when the run failed or was interrupted.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !isLocal {
+				return errors.New("only --local is implemented by this command; on a cluster, kubectl apply -f FILE and the operator runs it")
+			}
+			run, err := loadRun(cmd.Context(), cmd, file)
+			if err != nil {
+				return err
+			}
+			if root == "" {
+				if root, err = findRoot(); err != nil {
+					return err
+				}
+			}
+			// Fail before anything starts: the image refusal, --scale and presets first, then k6.
+			probe := run.DeepCopy()
+			if _, _, err := local.PrepareRun(probe, root, scale); err != nil {
+				return err
+			}
+			k6bin, err := k6.Binary(root)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = filepath.Join("results", run.Name+"-"+time.Now().Format("20060102-150405"))
+			}
+			stderr := cmd.ErrOrStderr()
+			if scale != 0 && scale != 1 {
+				fmt.Fprintf(stderr, "gauntlet: load points scaled by %s (--scale): %s\n", local.FormatScale(scale), loadPoints(probe))
+			}
+			fmt.Fprintf(stderr, "gauntlet: running %s locally; results in %s\n", run.Name, out)
+
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
+				OutDir: out, Progress: stderr, Live: isTerminal(stderr)})
+			if run.Status.StartedAt == nil {
+				return runErr // refused before anything started
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintln(w)
+			if err := local.WriteTable(w, run); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "\n%s: %s (trials %s). %s\n", run.Name, run.Status.Phase, run.Status.Progress, run.Status.Headline)
+			fmt.Fprintf(w, "results: %s/{%s,%s,%s}\n", out, local.StatusFile, local.ResultsFile, local.ReportFile)
+			switch {
+			case errors.Is(runErr, local.ErrInterrupted):
+				return fmt.Errorf("interrupted: every process stopped; what was measured is in %s", out)
+			case runErr != nil:
+				return runErr
+			case run.Status.Phase != benchv1.PhaseSucceeded:
+				return fmt.Errorf("run %s failed: see the trials' messages in %s", run.Name, filepath.Join(out, local.StatusFile))
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&file, "file", "f", "", "file with one BenchmarkRun (YAML or JSON)")
+	f.BoolVar(&isLocal, "local", false, "run on this machine (the only mode of this command)")
+	f.Float64Var(&scale, "scale", 1, "multiply every rate or connection load point by this factor, e.g. 0.02")
+	f.StringVar(&out, "out", "", "results folder (default results/<run-name>-<timestamp>)")
+	f.StringVar(&root, "root", "", "repository root holding targets/ and hack/ (default: found upwards from the current folder)")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+// loadRun reads FILE with the API server's own validation and defaults: field errors are
+// printed and the command fails.
+func loadRun(ctx context.Context, cmd *cobra.Command, file string) (*benchv1.BenchmarkRun, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	v, err := validation.New()
+	if err != nil {
+		return nil, err
+	}
+	docs, err := v.ReadAll(ctx, f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%s: holds %d BenchmarkRun documents; run takes one", file, len(docs))
+	}
+	d := docs[0]
+	if len(d.Errors) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s is invalid:\n", file, d.Name())
+		for _, e := range d.Errors {
+			fmt.Fprintf(cmd.ErrOrStderr(), "  - %s\n", e.Error())
+		}
+		return nil, fmt.Errorf("%s: %d field errors", file, len(d.Errors))
+	}
+	run := d.Run
+	if run.Name == "" { // generateName only: name it as the API server would
+		run.Name = run.GenerateName + time.Now().Format("150405")
+	}
+	return run, nil
+}
+
+// findRoot walks up from the current folder to the one holding targets/CONTRACT.md.
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "targets", "CONTRACT.md")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no targets/CONTRACT.md in this folder or above: run from the gauntlet repository or pass --root")
+		}
+		dir = parent
+	}
+}
+
+func loadPoints(run *benchv1.BenchmarkRun) string {
+	if run.Spec.Load.Model == "closed" {
+		return fmt.Sprintf("spec.load.connections %v", run.Spec.Load.Connections)
+	}
+	return fmt.Sprintf("spec.load.rates %v req/s", run.Spec.Load.Rates)
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,173 @@
+package local
+
+import (
+	"bytes"
+	"html/template"
+	"math"
+	"slices"
+	"strconv"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// reportData is what report.html shows: the run, its rows and one set of charts per scenario.
+type reportData struct {
+	Run       *benchv1.BenchmarkRun
+	Scale     string
+	Rows      []reportRow
+	Scenarios []scenarioCharts
+}
+
+type reportRow struct {
+	benchv1.ResultRow
+	Load, RPS, P50, P90, P99, P999, Max, Errors, CPU, Memory, Validity string
+}
+
+type scenarioCharts struct {
+	Name                             string
+	Latency, Throughput, CPU, Memory template.HTML
+}
+
+// Report renders report.html: a self-contained page with inline SVG charts.
+func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
+	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation]}
+	for _, r := range run.Status.Results {
+		d.Rows = append(d.Rows, reportRow{ResultRow: r, Load: LoadLabel(run.Spec.Load, r.LoadPoint),
+			RPS: FormatMilliRPS(r.AchievedMilliRPS.Median), P50: spread(r.P50Micros), P90: spread(r.P90Micros),
+			P99: spread(r.P99Micros), P999: spread(r.P999Micros), Max: spread(r.MaxMicros),
+			Errors: FormatPPM(r.ErrorRatePPM.Median), CPU: statOr(r.CPUMillicores, FormatMillicores),
+			Memory: statOr(r.MemoryBytes, FormatBytes), Validity: validity(r)})
+	}
+	for _, s := range run.Spec.Scenarios {
+		if c, ok := chartsFor(run, s.Name); ok {
+			d.Scenarios = append(d.Scenarios, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := reportTemplate.Execute(&b, d); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// spread is a median latency with its min-max over the repetitions.
+func spread(s benchv1.Stat) string {
+	if s.Min == s.Max {
+		return results.FormatMicros(s.Median)
+	}
+	return results.FormatMicros(s.Median) + " (" + results.FormatMicros(s.Min) + "–" + results.FormatMicros(s.Max) + ")"
+}
+
+// chartsFor draws one scenario's charts from its rows (medians over repetitions).
+func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool) {
+	var rows []benchv1.ResultRow
+	var targets []string
+	var points []int32
+	for _, r := range run.Status.Results {
+		if r.Scenario != scenario || r.Repetitions == 0 {
+			continue
+		}
+		rows = append(rows, r)
+		if !slices.Contains(targets, r.Target) {
+			targets = append(targets, r.Target)
+		}
+		if !slices.Contains(points, r.LoadPoint) {
+			points = append(points, r.LoadPoint)
+		}
+	}
+	if len(rows) == 0 {
+		return scenarioCharts{}, false
+	}
+	slices.Sort(points)
+	ms := func(us float64) string { return results.FormatMicros(int64(us)) }
+	num := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+	c := scenarioCharts{Name: scenario}
+
+	// Latency: a group per row, a bar per percentile, on a log scale (p50 and max differ by orders).
+	var cats []string
+	lat := []series{{Name: "p50"}, {Name: "p90"}, {Name: "p99"}, {Name: "p99.9"}, {Name: "max"}}
+	cpu, mem := []series{{Name: "CPU (cores)"}}, []series{{Name: "memory (MiB, PSS)"}}
+	for _, r := range rows {
+		label := r.Target
+		if len(points) > 1 {
+			label += " @ " + LoadLabel(run.Spec.Load, r.LoadPoint)
+		}
+		if !r.Valid {
+			label += " (invalid)"
+		}
+		cats = append(cats, label)
+		for i, v := range []int64{r.P50Micros.Median, r.P90Micros.Median, r.P99Micros.Median, r.P999Micros.Median, r.MaxMicros.Median} {
+			lat[i].Values = append(lat[i].Values, float64(v))
+		}
+		cpu[0].Values = append(cpu[0].Values, statValue(r.CPUMillicores, 1000))
+		mem[0].Values = append(mem[0].Values, statValue(r.MemoryBytes, 1<<20))
+	}
+	c.Latency = barChart(scenario+": latency percentiles (median of repetitions, log scale)", cats, lat, true, ms)
+	c.CPU = barChart(scenario+": target CPU during the measured window (cores, mean)", cats, cpu, false, num)
+	c.Memory = barChart(scenario+": target memory (PSS of the process tree, MiB, mean)", cats, mem, false, num)
+
+	// Throughput: achieved against offered, one line per target.
+	xs := make([]float64, len(points))
+	for i, p := range points {
+		xs[i] = float64(p)
+	}
+	var tput []series
+	for _, t := range targets {
+		s := series{Name: t, Values: make([]float64, len(points))}
+		for i, p := range points {
+			s.Values[i] = math.NaN()
+			for _, r := range rows {
+				if r.Target == t && r.LoadPoint == p {
+					s.Values[i] = float64(r.AchievedMilliRPS.Median) / 1000
+				}
+			}
+		}
+		tput = append(tput, s)
+	}
+	if run.Spec.Load.Model == "closed" {
+		c.Throughput = lineChart(scenario+": throughput (req/s) against connections", "connections", xs, tput, false, num)
+	} else {
+		c.Throughput = lineChart(scenario+": achieved against offered rate (req/s; dashed: achieved = offered)", "offered req/s", xs, tput, true, num)
+	}
+	return c, true
+}
+
+func statValue(s *benchv1.Stat, unit float64) float64 {
+	if s == nil {
+		return math.NaN()
+	}
+	return float64(s.Median) / unit
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Gauntlet: {{.Run.Name}}</title>
+<style>
+body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
+td:first-child,td:nth-child(2),th{text-align:left}.bad{background:#fde2e2}.muted{color:#777}
+svg{display:block;margin:1em 0}
+</style></head><body>
+<h1>{{.Run.Name}}: {{.Run.Status.Phase}}</h1>
+<p>{{.Run.Status.Headline}}. Trials {{.Run.Status.Progress}}; targets {{.Run.Status.TargetNames}};
+{{.Run.Spec.Load.Model}} model, warmup {{.Run.Spec.Load.Warmup}}, window {{.Run.Spec.Load.Duration}},
+{{.Run.Spec.Load.Repetitions}} repetition(s). Started {{.Run.Status.StartedAt}}, finished {{.Run.Status.FinishedAt}}.
+{{if .Scale}}<br><b>Load points scaled by {{.Scale}}</b> (--scale) to fit this machine.{{end}}</p>
+<h2>Results</h2>
+<p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.</p>
+<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th></tr>
+{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td></tr>
+{{end}}</table>
+{{range .Scenarios}}<h2>Scenario {{.Name}}</h2>
+{{.Latency}}{{.Throughput}}{{.CPU}}{{.Memory}}
+{{end}}
+<h2>Trials</h2>
+<table><tr><th>#</th><th>trial</th><th>phase</th><th>message</th></tr>
+{{range .Run.Status.Trials}}<tr{{if eq .Phase "Failed"}} class="bad"{{end}}><td>{{.Index}}</td><td>{{.Name}}</td><td>{{.Phase}}</td><td style="text-align:left;white-space:pre-wrap">{{.Message}}</td></tr>
+{{end}}</table>
+<h2>Conditions</h2>
+<table><tr><th>type</th><th>status</th><th>reason</th><th>message</th></tr>
+{{range .Run.Status.Conditions}}<tr><td>{{.Type}}</td><td>{{.Status}}</td><td>{{.Reason}}</td><td style="text-align:left">{{.Message}}</td></tr>
+{{end}}</table>
+</body></html>
+`))

@@ -1,0 +1,157 @@
+package local
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+func TestScaleLoad(t *testing.T) {
+	spec := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Rates: []int32{50000, 10000, 20}}}
+	if err := ScaleLoad(&spec, 0.02); err != nil {
+		t.Fatal(err)
+	}
+	if want := []int32{1000, 200, 1}; !slices.Equal(spec.Load.Rates, want) { // 0.4 rounds up to the floor of 1
+		t.Errorf("rates %v, want %v", spec.Load.Rates, want)
+	}
+	closed := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "closed", Connections: []int32{10, 12}}}
+	err := ScaleLoad(&closed, 0.1)
+	if err == nil || !strings.Contains(err.Error(), "spec.load.connections[0] = 10 and spec.load.connections[1] = 12 both to 1") {
+		t.Errorf("colliding points: %v", err)
+	}
+	for _, f := range []float64{0, -1} {
+		if err := ScaleLoad(&spec, f); err == nil || !strings.Contains(err.Error(), "--scale") {
+			t.Errorf("scale %v: %v", f, err)
+		}
+	}
+	if FormatScale(0.02) != "0.02" {
+		t.Errorf("FormatScale(0.02) = %s", FormatScale(0.02))
+	}
+}
+
+func TestParseStatAndPSS(t *testing.T) {
+	info, err := parseStat([]byte("42 (a (weird) name) S 7 42 42 0 -1 4194560 100 0 0 0 150 25 0 0 20 0 1 0 5 0 0"))
+	if err != nil || info.ppid != 7 || info.ticks != 175 {
+		t.Errorf("parseStat: %+v, %v", info, err)
+	}
+	kb, err := parsePSS(strings.NewReader("55d0-7ffd ---p 00000000 00:00 0 [rollup]\nRss:  2048 kB\nPss:  1536 kB\nPss_Anon: 1 kB\n"))
+	if err != nil || kb != 1536 {
+		t.Errorf("parsePSS: %d, %v", kb, err)
+	}
+	if _, err := parsePSS(strings.NewReader("Rss: 1 kB\n")); err == nil {
+		t.Error("parsePSS without a Pss line: no error")
+	}
+}
+
+// A process tree with one busy child: the sampler sees about one core and some memory,
+// counted over the whole tree, not only its root.
+func TestSampleTreeCountsDescendants(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sh -c 'while :; do :; done' & wait")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if kids := descendants(cmd.Process.Pid); len(kids) > 0 {
+			for _, k := range kids {
+				_ = syscallKill(k)
+			}
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	start := time.Now().Add(200 * time.Millisecond)
+	u := SampleTree(cmd.Process.Pid, start, start.Add(1500*time.Millisecond), SampleEvery, nil)
+	if u.Samples != 6 {
+		t.Errorf("%d samples in 1.5 s at %s, want 6", u.Samples, SampleEvery)
+	}
+	// The root only waits (about 0 cores); its child spins. Counting the child shows as at
+	// least a tenth of a core even on this shared, loaded machine, and never above one core.
+	if u.CPUMillicores < 100 || u.CPUMillicores > 1100 || u.CPUPeakMillicores < u.CPUMillicores {
+		t.Errorf("CPU %d millicores (peak %d) for one busy loop", u.CPUMillicores, u.CPUPeakMillicores)
+	}
+	if u.MemoryBytes <= 0 || u.MemoryPeakBytes < u.MemoryBytes {
+		t.Errorf("memory %d (peak %d) bytes", u.MemoryBytes, u.MemoryPeakBytes)
+	}
+}
+
+func descendants(root int) []int {
+	var out []int
+	for p := range treeTicks(root) {
+		if p != root {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func TestMarkerWriterFindsASplitMarker(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "k6.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m := newMarkerWriter(f, loadStartsMarker)
+	_, _ = m.Write([]byte("time=... level=info msg=\"gauntlet: load "))
+	select {
+	case <-m.seen:
+		t.Fatal("marker seen before it was complete")
+	default:
+	}
+	_, _ = m.Write([]byte("starts\" source=console\n"))
+	select {
+	case <-m.seen:
+	default:
+		t.Fatal("marker split over two writes was missed")
+	}
+	data, _ := os.ReadFile(f.Name())
+	if !bytes.Contains(data, []byte(loadStartsMarker)) {
+		t.Error("the log file did not receive k6's output")
+	}
+}
+
+func TestReportAndTable(t *testing.T) {
+	cpu := benchv1.Stat{Median: 420, Min: 400, Max: 450}
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "open"},
+		Scenarios: []benchv1.Scenario{{Name: "ping"}}}}
+	run.Name = "r"
+	run.Status.Results = []benchv1.ResultRow{
+		{Target: "go", Scenario: "ping", LoadPoint: 400, Repetitions: 3, Valid: true, CPUMillicores: &cpu,
+			AchievedMilliRPS: benchv1.Stat{Median: 400100}, P50Micros: benchv1.Stat{Median: 300, Min: 290, Max: 320},
+			P99Micros: benchv1.Stat{Median: 2500}, MaxMicros: benchv1.Stat{Median: 9000}},
+		{Target: "<b>x</b>", Scenario: "ping", LoadPoint: 400, Repetitions: 1, Flags: []string{"GeneratorBound"},
+			AchievedMilliRPS: benchv1.Stat{Median: 350000}},
+	}
+	run.Status.Trials = []benchv1.Trial{{Name: "nginx-home-400-r1", Target: "nginx", Scenario: "home",
+		Phase: benchv1.TrialSkipped, Message: "nginx does not implement devices-status"}}
+	html, err := Report(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(html)
+	if n := strings.Count(page, "<svg"); n != 4 {
+		t.Errorf("%d charts, want latency, throughput, CPU and memory", n)
+	}
+	if strings.Contains(page, "<b>x</b>") || strings.Contains(page, "src=\"http") {
+		t.Error("a target name reached the page unescaped, or the page loads something")
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"400/s", "400.1", "300µs", "2.50ms", "0.42", "NO: GeneratorBound",
+		"skipped nginx/home: nginx does not implement devices-status"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func syscallKill(pid int) error { return syscall.Kill(pid, syscall.SIGKILL) }

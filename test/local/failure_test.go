@@ -1,0 +1,163 @@
+package local_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// Ctrl-C in the middle of a run with PostgreSQL and PgBouncer up: every process stops, the
+// status says Interrupted and keeps the trial already measured.
+func TestInterruptWritesPartialStatus(t *testing.T) {
+	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: interrupted}
+spec:
+  targets: [{name: go, preset: go-nethttp}]
+  database: {pooler: {poolMode: transaction}, preparedStatements: "off"}
+  scenarios: [{name: db, workload: db-ping}]
+  load: {rates: [100], warmup: 1s, duration: 3s, repetitions: 3}
+`, nil)
+	c.waitFor(t, "trial 2/3", 90*time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.wait(t, 60*time.Second); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	if !strings.Contains(c.stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say the run was interrupted")
+	}
+	st := c.status(t).Status
+	if st.Phase != benchv1.PhaseFailed || st.FinishedAt == nil || st.Progress != "1/3" {
+		t.Errorf("phase %s, progress %s, finished %v", st.Phase, st.Progress, st.FinishedAt)
+	}
+	if !hasCondition(st, "Complete", "False", "Interrupted") || !hasCondition(st, "DatabaseReady", "True", "Started") {
+		t.Errorf("conditions %+v", st.Conditions)
+	}
+	if tr := st.Trials[0]; tr.Phase != benchv1.TrialSucceeded || tr.Result == nil || tr.Result.Errors != 0 {
+		t.Errorf("trial 1: %s %q %+v", tr.Phase, tr.Message, tr.Result)
+	}
+	if tr := st.Trials[1]; tr.Phase != benchv1.TrialPending || !strings.Contains(tr.Message, "interrupted") || tr.Result != nil {
+		t.Errorf("trial 2: %s %q", tr.Phase, tr.Message)
+	}
+	if len(st.Results) != 1 || st.Results[0].Repetitions != 1 {
+		t.Errorf("rows %+v: want one row with the one measured repetition", st.Results)
+	}
+}
+
+// A target killed mid-trial fails that trial with its exit and output; the run goes on,
+// restarting it for the next repetition.
+func TestTargetCrashFailsOnlyItsTrial(t *testing.T) {
+	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: crash}
+spec:
+  targets: [{name: go, preset: go-nethttp}]
+  scenarios: [{name: ping, workload: ping}]
+  load: {rates: [100], warmup: 1s, duration: 3s, repetitions: 2}
+`, nil)
+	c.waitFor(t, "trial 1/2", 90*time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	server := descendant(c.cmd.Process.Pid, ".build/server")
+	if server == 0 {
+		t.Fatal("the go-nethttp server is not among the CLI's descendants")
+	}
+	if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.wait(t, 90*time.Second); code != 1 {
+		t.Errorf("exit status %d, want 1 (a trial failed)", code)
+	}
+	st := c.status(t).Status
+	if tr := st.Trials[0]; tr.Phase != benchv1.TrialFailed || !strings.Contains(tr.Message, "exited during the trial") ||
+		!strings.Contains(tr.Message, "signal: killed") {
+		t.Errorf("trial 1: %s %q", tr.Phase, tr.Message)
+	}
+	if tr := st.Trials[1]; tr.Phase != benchv1.TrialSucceeded || tr.Result == nil {
+		t.Errorf("trial 2 after the restart: %s %q", tr.Phase, tr.Message)
+	}
+	if st.Phase != benchv1.PhaseFailed || len(st.Results) != 1 || st.Results[0].Repetitions != 1 ||
+		!strings.Contains(strings.Join(st.Results[0].Flags, ","), "FailedRepetitions") {
+		t.Errorf("phase %s, rows %+v", st.Phase, st.Results)
+	}
+}
+
+// Inputs the local mode refuses, each with an error that names what to fix; nothing starts.
+func TestRefusals(t *testing.T) {
+	base := func(target, load string) string {
+		return "apiVersion: gauntlet.dev/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: refused}\nspec:\n" +
+			"  targets: [" + target + "]\n  scenarios: [{name: ping, workload: ping}]\n  load: " + load + "\n"
+	}
+	ok := base("{name: go, preset: go-nethttp}", "{rates: [100]}")
+	for _, tc := range []struct {
+		name, spec string
+		env, args  []string
+		want       string
+	}{
+		{"image", base("{name: mine, image: example.com/mine:1, port: 8080}", "{rates: [100]}"), nil, nil, "spec.targets[0].image"},
+		{"schema", base("{name: go, preset: go-nethttp}", "{rates: [0]}"), nil, nil, "spec.load.rates"},
+		{"scale", ok, nil, []string{"--scale", "-1"}, "--scale"},
+		{"scale collision", base("{name: go, preset: go-nethttp}", "{rates: [100, 101]}"), nil, []string{"--scale", "0.001"}, "spec.load.rates[1]"},
+		{"k6 missing", ok, []string{"GAUNTLET_K6=/nonexistent/k6"}, nil, "hack/k6.sh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := start(t, tc.spec, tc.env, tc.args...)
+			if code := c.wait(t, 60*time.Second); code != 1 {
+				t.Errorf("exit status %d, want 1", code)
+			}
+			if !strings.Contains(c.stderr.String(), tc.want) {
+				t.Errorf("stderr does not name %q:\n%s", tc.want, c.stderr)
+			}
+			if _, err := os.Stat(c.out); err == nil {
+				t.Errorf("a results folder was created for a refused run")
+			}
+		})
+	}
+}
+
+func hasCondition(st benchv1.BenchmarkRunStatus, typ, status, reason string) bool {
+	for _, c := range st.Conditions {
+		if c.Type == typ && string(c.Status) == status && c.Reason == reason {
+			return true
+		}
+	}
+	return false
+}
+
+// descendant finds a process under root whose command line contains name.
+func descendant(root int, name string) int {
+	parents := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		parents[pid], _ = strconv.Atoi(f[1])
+	}
+	for pid := range parents {
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if !strings.Contains(string(cmdline), name) {
+			continue
+		}
+		for p := parents[pid]; p > 1; p = parents[p] {
+			if p == root {
+				return pid
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,144 @@
+package local_test
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/local"
+)
+
+// A real run of two targets, two repetitions, seconds long: every figure is there, in
+// order, at the offered rate, and nothing is left running.
+func TestRunTwoTargets(t *testing.T) {
+	const rate = 200
+	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: two-targets}
+spec:
+  targets:
+  - {name: go, preset: go-nethttp}
+  - {name: nginx, preset: nginx}
+  scenarios: [{name: ping, workload: ping}]
+  load: {rates: [200], maxVUs: 50, warmup: 1s, duration: 3s, repetitions: 2}
+`, nil)
+	if code := c.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	run := c.status(t)
+	st := run.Status
+	if st.Phase != benchv1.PhaseSucceeded || st.Progress != "4/4" || st.StartedAt == nil || st.FinishedAt == nil {
+		t.Fatalf("phase %s, progress %s, started %v, finished %v", st.Phase, st.Progress, st.StartedAt, st.FinishedAt)
+	}
+	// Repetitions interleave across targets: go, nginx, go, nginx.
+	var order []string
+	for _, tr := range st.Trials {
+		order = append(order, tr.Target)
+		m := tr.Result
+		if tr.Phase != benchv1.TrialSucceeded || m == nil || tr.MeasureStart == nil || tr.MeasureEnd == nil {
+			t.Fatalf("trial %s: phase %s, message %q, result %v", tr.Name, tr.Phase, tr.Message, m)
+		}
+		if got := tr.MeasureEnd.Sub(tr.MeasureStart.Time); got != 3*time.Second {
+			t.Errorf("trial %s: measured window %s, want 3s", tr.Name, got)
+		}
+		if dev := math.Abs(float64(m.AchievedMilliRPS)/1000-rate) / rate; dev > 0.02 {
+			t.Errorf("trial %s: achieved %d milli-req/s for %d/s offered (%.1f%% off)", tr.Name, m.AchievedMilliRPS, rate, 100*dev)
+		}
+		if !(0 < m.P50Micros && m.P50Micros <= m.P90Micros && m.P90Micros <= m.P99Micros && m.P99Micros <= m.P999Micros && m.P999Micros <= m.MaxMicros) {
+			t.Errorf("trial %s: percentiles out of order: %+v", tr.Name, m)
+		}
+		if m.CPUMillicores <= 0 || m.CPUPeakMillicores < m.CPUMillicores || m.MemoryBytes < 1<<20 || m.MemoryPeakBytes < m.MemoryBytes {
+			t.Errorf("trial %s: target CPU %d (peak %d) millicores, memory %d (peak %d) bytes", tr.Name,
+				m.CPUMillicores, m.CPUPeakMillicores, m.MemoryBytes, m.MemoryPeakBytes)
+		}
+		if m.GeneratorCPUMillicores <= 0 || m.Errors != 0 || m.DroppedIterations != 0 {
+			t.Errorf("trial %s: generator %d millicores, errors %d, dropped %d", tr.Name, m.GeneratorCPUMillicores, m.Errors, m.DroppedIterations)
+		}
+	}
+	if want := []string{"go", "nginx", "go", "nginx"}; !slices.Equal(order, want) {
+		t.Errorf("trial order %v, want %v", order, want)
+	}
+	if len(st.Results) != 2 {
+		t.Fatalf("%d result rows, want 2", len(st.Results))
+	}
+	for _, r := range st.Results {
+		if r.Repetitions != 2 || !r.Valid || len(r.Flags) > 0 || r.CPUMillicores == nil || r.MemoryBytes == nil {
+			t.Errorf("row %s: n %d, valid %v %v, cpu %v, memory %v", r.Target, r.Repetitions, r.Valid, r.Flags, r.CPUMillicores, r.MemoryBytes)
+		}
+		if !(0 < r.P50Micros.Median && r.P50Micros.Median <= r.P99Micros.Median && r.P99Micros.Median <= r.MaxMicros.Median) {
+			t.Errorf("row %s: p50 %d, p99 %d, max %d µs", r.Target, r.P50Micros.Median, r.P99Micros.Median, r.MaxMicros.Median)
+		}
+		if dev := math.Abs(float64(r.AchievedMilliRPS.Median)/1000-rate) / rate; dev > 0.02 {
+			t.Errorf("row %s: achieved %d milli-req/s", r.Target, r.AchievedMilliRPS.Median)
+		}
+	}
+	// results.json holds the same rows; the report draws them; the table prints them.
+	data, err := os.ReadFile(filepath.Join(c.out, local.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []benchv1.ResultRow
+	if err := json.Unmarshal(data, &rows); err != nil || len(rows) != 2 || rows[1].P99Micros != st.Results[1].P99Micros {
+		t.Errorf("results.json: %v, %d rows", err, len(rows))
+	}
+	report, err := os.ReadFile(filepath.Join(c.out, local.ReportFile))
+	if err != nil || strings.Count(string(report), "<svg") < 4 || strings.Contains(string(report), "http://cdn") {
+		t.Errorf("report.html: %v, %d charts", err, strings.Count(string(report), "<svg"))
+	}
+	out := c.stdout.String()
+	for _, want := range []string{"TARGET", "go ", "nginx ", "200/s", "yes"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	if !strings.Contains(c.stderr.String(), "trial 4/4") {
+		t.Errorf("no progress line for trial 4/4 on stderr")
+	}
+}
+
+// A rate far beyond what k6 drives on this machine: the row is flagged invalid, so the
+// figure is never passed off as the target's. --scale is recorded where it was applied.
+func TestGeneratorBoundRowIsInvalid(t *testing.T) {
+	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: generator-bound}
+spec:
+  targets: [{name: nginx, preset: nginx}]
+  scenarios: [{name: ping, workload: ping}]
+  load: {rates: [1000000], maxVUs: 200, warmup: 1s, duration: 3s, repetitions: 1}
+`, nil, "--scale", "0.02")
+	if code := c.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	run := c.status(t)
+	if got := run.Annotations[local.ScaleAnnotation]; got != "0.02" {
+		t.Errorf("annotation %s = %q, want 0.02", local.ScaleAnnotation, got)
+	}
+	if len(run.Status.Results) != 1 {
+		t.Fatalf("%d rows", len(run.Status.Results))
+	}
+	r := run.Status.Results[0]
+	if r.LoadPoint != 20000 || !slices.Equal(run.Spec.Load.Rates, []int32{20000}) {
+		t.Errorf("load point %d, spec rates %v: want 1000000 × 0.02 = 20000", r.LoadPoint, run.Spec.Load.Rates)
+	}
+	bound := slices.ContainsFunc(r.Flags, func(f string) bool {
+		return f == "GeneratorBound" || f == "DroppedIterations" || f == "RateShortfall"
+	})
+	if r.Valid || !bound {
+		t.Errorf("row valid %v, flags %v: 20000/s cannot be driven here and must be flagged", r.Valid, r.Flags)
+	}
+	if run.Status.Headline != "no valid result" {
+		t.Errorf("headline %q reports an invalid row", run.Status.Headline)
+	}
+	if !strings.Contains(c.stdout.String(), "NO: ") || !strings.Contains(c.stderr.String(), "scaled by 0.02") {
+		t.Errorf("the table does not flag the row, or the scale was not printed")
+	}
+	t.Logf("flags %v, achieved %d milli-req/s, generator CPU from trials: %d millicores", r.Flags,
+		r.AchievedMilliRPS.Median, run.Status.Trials[0].Result.GeneratorCPUMillicores)
+}
