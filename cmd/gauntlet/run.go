@@ -22,12 +22,13 @@ func init() { subcommands = append(subcommands, newRunCmd) }
 
 func newRunCmd() *cobra.Command {
 	var (
-		file, out, root string
-		isLocal         bool
-		scale           float64
+		file, out, root, name string
+		isLocal               bool
+		scale                 float64
+		overrides             local.Overrides
 	)
 	cmd := &cobra.Command{
-		Use:   "run --local -f FILE [--scale F] [--out DIR]",
+		Use:   "run --local -f FILE [--name N] [--scale F] [--warmup D] [--duration D] [--repetitions N] [--out DIR]",
 		Short: "Run a BenchmarkRun on this machine (PostgreSQL, PgBouncer, targets and k6 as processes)",
 		Long: "run --local executes one BenchmarkRun here: it validates FILE as the API server would,\n" +
 			"installs and starts each target from targets/<preset>, verifies it against\n" +
@@ -41,9 +42,20 @@ func newRunCmd() *cobra.Command {
 			if !isLocal {
 				return errors.New("only --local is implemented by this command; on a cluster, kubectl apply -f FILE and the operator runs it")
 			}
-			run, err := loadRun(cmd.Context(), cmd, file)
+			run, err := loadRun(cmd.Context(), cmd, file, name)
 			if err != nil {
 				return err
+			}
+			changed, err := overrides.Apply(&run.Spec)
+			if err != nil {
+				return err
+			}
+			if changed != "" {
+				if run.Annotations == nil {
+					run.Annotations = map[string]string{}
+				}
+				run.Annotations[local.OverridesAnnotation] = changed
+				fmt.Fprintf(cmd.ErrOrStderr(), "gauntlet: load shortened from the spec: %s\n", changed)
 			}
 			if root == "" {
 				if root, err = findRoot(); err != nil {
@@ -98,6 +110,10 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&isLocal, "local", false, "run on this machine (the only mode of this command)")
 	f.Float64Var(&scale, "scale", 1, "multiply every rate or connection load point by this factor, e.g. 0.02")
 	f.StringVar(&out, "out", "", "results folder (default results/<run-name>-<timestamp>)")
+	f.StringVar(&name, "name", "", "the document to run when FILE holds several (its metadata.name)")
+	f.DurationVar(&overrides.Warmup, "warmup", 0, "replace spec.load.warmup (recorded in the gauntlet.dev/overrides annotation)")
+	f.DurationVar(&overrides.Duration, "duration", 0, "replace spec.load.duration, e.g. 30s instead of a seed's 5m (recorded)")
+	f.Int32Var(&overrides.Repetitions, "repetitions", 0, "replace spec.load.repetitions (recorded)")
 	f.StringVar(&root, "root", "", "repository root holding targets/ and hack/ (default: found upwards from the current folder)")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
@@ -105,7 +121,7 @@ func newRunCmd() *cobra.Command {
 
 // loadRun reads FILE with the API server's own validation and defaults: field errors are
 // printed and the command fails.
-func loadRun(ctx context.Context, cmd *cobra.Command, file string) (*benchv1.BenchmarkRun, error) {
+func loadRun(ctx context.Context, cmd *cobra.Command, file, name string) (*benchv1.BenchmarkRun, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
@@ -119,10 +135,10 @@ func loadRun(ctx context.Context, cmd *cobra.Command, file string) (*benchv1.Ben
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	if len(docs) != 1 {
-		return nil, fmt.Errorf("%s: holds %d BenchmarkRun documents; run takes one", file, len(docs))
+	d, err := pick(docs, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	d := docs[0]
 	if len(d.Errors) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s is invalid:\n", file, d.Name())
 		for _, e := range d.Errors {
@@ -135,6 +151,24 @@ func loadRun(ctx context.Context, cmd *cobra.Command, file string) (*benchv1.Ben
 		run.Name = run.GenerateName + time.Now().Format("150405")
 	}
 	return run, nil
+}
+
+// pick is the document named name, or the only one.
+func pick(docs []validation.Document, name string) (validation.Document, error) {
+	var names []string
+	for _, d := range docs {
+		if name != "" && d.Name() == name {
+			return d, nil
+		}
+		names = append(names, d.Name())
+	}
+	switch {
+	case name != "":
+		return validation.Document{}, fmt.Errorf("no document named %q (it holds %v)", name, names)
+	case len(docs) > 1:
+		return validation.Document{}, fmt.Errorf("holds %d BenchmarkRuns %v: choose one with --name", len(docs), names)
+	}
+	return docs[0], nil
 }
 
 // findRoot walks up from the current folder to the one holding targets/CONTRACT.md.

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/validation"
+)
+
+func TestPickDocument(t *testing.T) {
+	docs := []validation.Document{{Meta: "a", Run: &benchv1.BenchmarkRun{}}, {Meta: "b", Run: &benchv1.BenchmarkRun{}}}
+	if d, err := pick(docs, "b"); err != nil || d.Meta != "b" {
+		t.Fatalf("by name: %+v %v", d, err)
+	}
+	if _, err := pick(docs, ""); err == nil || !strings.Contains(err.Error(), "--name") {
+		t.Fatalf("several without --name: %v", err)
+	}
+	if _, err := pick(docs, "c"); err == nil || !strings.Contains(err.Error(), `"c"`) {
+		t.Fatalf("unknown name: %v", err)
+	}
+	if d, err := pick(docs[:1], ""); err != nil || d.Meta != "a" {
+		t.Fatalf("single: %v", err)
+	}
+}
