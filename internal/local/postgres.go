@@ -169,7 +169,7 @@ func postgresBinDir(dir string) (string, error) {
 	}
 	for _, tool := range []string{"initdb", "postgres"} {
 		if dir == "" || !isExecutable(filepath.Join(dir, tool)) {
-			return "", fmt.Errorf("PostgreSQL server binaries not found (looked for %s under %q, /usr/lib/postgresql/*/bin): run hack/apt.sh postgresql-15 postgresql-contrib-15", tool, dir)
+			return "", fmt.Errorf("PostgreSQL server binaries not found (looked for %s under %q, /usr/lib/postgresql/*/bin): run hack/apt.sh postgresql-15", tool, dir)
 		}
 	}
 	return dir, nil

@@ -228,7 +228,7 @@ func serviceAccount() (*Account, error) {
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, errors.New("running as root needs the postgres user to run PostgreSQL and PgBouncer: run hack/apt.sh postgresql-15 postgresql-contrib-15 pgbouncer")
+		return nil, errors.New("running as root needs the postgres user to run PostgreSQL and PgBouncer: run hack/apt.sh postgresql-15 pgbouncer")
 	}
 	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
