@@ -118,7 +118,9 @@ func TestKeepAliveOffOpensAConnectionPerRequest(t *testing.T) {
 		Load: workload.Load{Model: workload.Open, Rate: 100}, KeepAlive: false,
 		Measure: time.Second, Tags: tags()})
 	total := rec.total()
-	if conns := rec.conns.Load(); conns != int64(total) || total < 95 {
+	// The one-connection-per-request invariant is what this test is about; how many arrivals a
+	// loaded machine manages (dropped iterations) is not, so only a sanity floor.
+	if conns := rec.conns.Load(); conns != int64(total) || total < 20 {
 		t.Errorf("%d connections for %d requests; keep-alive off wants one each", conns, total)
 	}
 	if closing := rec.closing.Load(); closing != int64(total) {

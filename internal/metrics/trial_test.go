@@ -59,7 +59,7 @@ func TestTrialMatchesK6Summary(t *testing.T) {
 			m.CPUMillicores, m.CPUPeakMillicores, m.MemoryBytes, m.MemoryPeakBytes, 96*mib, 96*mib)
 	}
 	// The warmup's requests are in Prometheus too, under phase=warmup: they must not count.
-	if v := queryNumber(t, r, `sum(k6_http_reqs_total{testid="single",phase="warmup"})`, end.Add(time.Minute)); v < rate/2 {
+	if v := queryNumber(t, r, `sum(k6_http_reqs_total{testid="single",phase="warmup"})`, end.Add(time.Minute)); v < rate/10 {
 		t.Errorf("warmup requests %v: the warmup's series are missing, so the test proves nothing about excluding them", v)
 	}
 }
