@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,32 +24,32 @@ func TestAcceptedRecordsGenerationAndCondition(t *testing.T) {
 			Load:      benchv1.Load{Rates: []int32{100}},
 		},
 	}
+	hold := make(chan struct{})
+	fakes.script(run.Name, &k6Outcome{hold: hold})
+	t.Cleanup(func() { close(hold); _ = env.Client.Delete(ctx, run) })
 	if err := env.Client.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	got := waitFor(t, client.ObjectKeyFromObject(run), func(r *benchv1.BenchmarkRun) bool {
-		return r.Status.ObservedGeneration == r.Generation && meta.IsStatusConditionTrue(r.Status.Conditions, ConditionAccepted)
+		return r.Status.ObservedGeneration == r.Generation && meta.IsStatusConditionTrue(r.Status.Conditions, ConditionAccepted) &&
+			r.Status.StartedAt != nil
 	})
-	if got.Status.Phase != benchv1.PhasePending {
-		t.Errorf("phase = %q, want Pending", got.Status.Phase)
-	}
-	if got.Status.TargetNames != "go,node" {
-		t.Errorf("targetNames = %q", got.Status.TargetNames)
+	if got.Status.TargetNames != "go,node" || len(got.Status.Trials) != 6 { // 2 targets x 3 repetitions (the default)
+		t.Errorf("targetNames = %q, %d trials", got.Status.TargetNames, len(got.Status.Trials))
 	}
 	// Ready must be present and False from the start, or kstatus would assume it True.
 	if c := meta.FindStatusCondition(got.Status.Conditions, ConditionReady); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("Ready condition = %+v, want False", c)
 	}
-
-	// A new generation (labels do not bump it; a spec change does) is observed again.
-	got.Spec.Load.Repetitions = 5
-	if err := env.Client.Update(ctx, got); err != nil {
-		t.Fatal(err)
+	if !meta.IsStatusConditionTrue(got.Status.Conditions, ConditionReconciling) {
+		t.Errorf("Reconciling should be True while the run progresses: %+v", got.Status.Conditions)
 	}
-	waitFor(t, client.ObjectKeyFromObject(run), func(r *benchv1.BenchmarkRun) bool {
-		c := meta.FindStatusCondition(r.Status.Conditions, ConditionAccepted)
-		return r.Generation == 2 && r.Status.ObservedGeneration == 2 && c != nil && c.ObservedGeneration == 2
-	})
+
+	// Once objects exist (startedAt), the API server refuses spec changes.
+	got.Spec.Load.Repetitions = 5
+	if err := env.Client.Update(ctx, got); err == nil || !strings.Contains(err.Error(), "immutable") {
+		t.Errorf("spec update after start: %v, want refused as immutable", err)
+	}
 
 	// The step is reported as an event on the object.
 	deadline := time.Now().Add(10 * time.Second)
@@ -71,17 +72,22 @@ func TestAcceptedRecordsGenerationAndCondition(t *testing.T) {
 
 func waitFor(t *testing.T, key client.ObjectKey, ok func(*benchv1.BenchmarkRun) bool) *benchv1.BenchmarkRun {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	return waitOn(t, env.Client, key, 20*time.Second, ok)
+}
+
+func waitOn(t *testing.T, c client.Client, key client.ObjectKey, timeout time.Duration, ok func(*benchv1.BenchmarkRun) bool) *benchv1.BenchmarkRun {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
 	for {
 		r := &benchv1.BenchmarkRun{}
-		if err := env.Client.Get(context.Background(), key, r); err != nil {
+		if err := c.Get(context.Background(), key, r); err != nil {
 			t.Fatal(err)
 		}
 		if ok(r) {
 			return r
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out; status is %+v", r.Status)
+			t.Fatalf("timed out; phase %s, conditions %+v, trials %+v", r.Status.Phase, r.Status.Conditions, r.Status.Trials)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -4,17 +4,28 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
-// Without the other operators' CRDs the run waits with a condition naming each one, and the
-// manager keeps running (no crash loop).
+// Without the other operators' CRDs (an API server of its own, without them) the run waits
+// with a condition naming each one, and the manager keeps running (no crash loop).
 func TestMissingOperatorsAreNamed(t *testing.T) {
+	bare, err := testenv.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bare.Stop() })
+	stop, err := startManager(bare.Config, []string{"default"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	run := &benchv1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Name: "needs-operators", Namespace: "default"},
@@ -25,10 +36,10 @@ func TestMissingOperatorsAreNamed(t *testing.T) {
 			Load:      benchv1.Load{Rates: []int32{100}},
 		},
 	}
-	if err := env.Client.Create(ctx, run); err != nil {
+	if err := bare.Client.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
-	got := waitFor(t, client.ObjectKeyFromObject(run), func(r *benchv1.BenchmarkRun) bool {
+	got := waitOn(t, bare.Client, client.ObjectKeyFromObject(run), 20*time.Second, func(r *benchv1.BenchmarkRun) bool {
 		return meta.FindStatusCondition(r.Status.Conditions, ConditionDependenciesReady) != nil
 	})
 	c := meta.FindStatusCondition(got.Status.Conditions, ConditionDependenciesReady)
@@ -40,7 +51,11 @@ func TestMissingOperatorsAreNamed(t *testing.T) {
 			t.Errorf("message %q does not name %s", c.Message, want)
 		}
 	}
-	if got.Status.Phase != benchv1.PhasePending {
-		t.Errorf("phase %s, want Pending while waiting", got.Status.Phase)
+	if got.Status.Phase != benchv1.PhasePending || got.Status.StartedAt != nil {
+		t.Errorf("phase %s, startedAt %v: want Pending with nothing created while waiting", got.Status.Phase, got.Status.StartedAt)
+	}
+	// The manager is still up, not crash-looping: stopping it reports no error.
+	if err := stop(); err != nil {
+		t.Errorf("manager: %v", err)
 	}
 }

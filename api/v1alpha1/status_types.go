@@ -56,6 +56,13 @@ type BenchmarkRunStatus struct {
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
 
+	// Targets is each target's deployment and verification state.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Targets []TargetStatus `json:"targets,omitempty"`
+
 	// Trials, one per target x scenario x load point x repetition, in execution order.
 	// +optional
 	// +listType=map
@@ -66,6 +73,33 @@ type BenchmarkRunStatus struct {
 	// +optional
 	// +listType=atomic
 	Results []ResultRow `json:"results,omitempty"`
+}
+
+// Verification is the outcome of a target's contract checks.
+// +kubebuilder:validation:Enum=Pending;Passed;Failed
+type Verification string
+
+// Verification outcomes.
+const (
+	VerificationPending Verification = "Pending"
+	VerificationPassed  Verification = "Passed"
+	VerificationFailed  Verification = "Failed"
+)
+
+// TargetStatus is one target's state: deployed and ready, then verified against the contract.
+type TargetStatus struct {
+	Name string `json:"name"`
+	// Ready is true once the target's Deployment has an available pod.
+	// +optional
+	Ready bool `json:"ready,omitempty"`
+	// +optional
+	Verification Verification `json:"verification,omitempty"`
+	// FailedChecks are the contract checks the target failed (endpoint: check: detail); a
+	// target with any is never timed.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	FailedChecks []string `json:"failedChecks,omitempty"`
 }
 
 // TrialPhase is the state of one trial.
@@ -102,6 +136,10 @@ type Trial struct {
 	MeasureStart *metav1.Time `json:"measureStart,omitempty"`
 	// +optional
 	MeasureEnd *metav1.Time `json:"measureEnd,omitempty"`
+	// FinishedAt is when the TestRun was seen finished; Prometheus is read after it, so
+	// k6's final push is in.
+	// +optional
+	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
 	// +optional
 	Message string `json:"message,omitempty"`
 	// +optional

@@ -27,9 +27,9 @@ func TestSamplesAreAccepted(t *testing.T) {
 	if len(files) < 6 {
 		t.Fatalf("expected the quickstart and five seed samples, found %d files", len(files))
 	}
-	ns := newNamespace(t)
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
+			ns := newNamespace(t) // examples/ and config/samples/ may reuse a name
 			raw, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)

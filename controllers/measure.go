@@ -1,0 +1,80 @@
+package controllers
+
+import (
+	"context"
+	"regexp"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/metrics"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
+)
+
+// Measurer reads one trial's figures as of readAt, a moment after k6's final push.
+// note, when not empty, says which figures are missing (CPU and memory) without failing
+// the trial: k6's figures are the measurement, the target's resources add to it.
+type Measurer interface {
+	Measure(ctx context.Context, q metrics.TrialQuery, readAt time.Time) (m benchv1.Measurement, note string, err error)
+}
+
+// PrometheusMeasurer reads through internal/metrics (the same queries the metrics tests
+// check against real k6 data).
+type PrometheusMeasurer struct{ Reader *metrics.Reader }
+
+// Measure reads k6's series at readAt (the Reader's grace is the distance from the window's
+// end) and cAdvisor's over the window.
+func (p PrometheusMeasurer) Measure(ctx context.Context, q metrics.TrialQuery, readAt time.Time) (benchv1.Measurement, string, error) {
+	rd := *p.Reader
+	rd.Grace = readAt.Sub(q.End)
+	m, err := rd.Load(ctx, q)
+	if err != nil {
+		return m, "", err
+	}
+	if err := rd.Resources(ctx, q, &m); err != nil {
+		return m, "target CPU and memory not read: " + err.Error(), nil
+	}
+	return m, "", nil
+}
+
+// trialQuery selects a trial's series: its TestRun name is k6's testid, and the target's
+// pods are its Deployment's (named <deployment>-<hash>-<suffix>).
+func trialQuery(run *benchv1.BenchmarkRun, t *benchv1.Trial) metrics.TrialQuery {
+	return metrics.TrialQuery{
+		TestID: t.TestRun, Start: t.MeasureStart.Time, End: t.MeasureEnd.Time,
+		Runners:   int(max(run.Spec.LoadGenerator.Parallelism, 1)),
+		Namespace: run.Namespace,
+		PodRegex:  regexp.QuoteMeta(specs.TargetName(run, t.Target)) + "-[a-z0-9]+-[a-z0-9]+",
+	}
+}
+
+// trialPlan is the k6 plan of a trial, from the spec's load and the scenario's requests,
+// as the local mode builds it, with the operator's tags.
+func trialPlan(run *benchv1.BenchmarkRun, t plan.Trial, baseURL string) (workload.Plan, error) {
+	spec := &run.Spec
+	reqs, err := plan.Requests(spec, t.Scenario)
+	if err != nil {
+		return workload.Plan{}, err
+	}
+	l := spec.Load
+	load := workload.Load{Model: workload.Model(l.Model)}
+	if load.Model == "" {
+		load.Model = workload.Open
+	}
+	if load.Model == workload.Closed {
+		load.VUs = int(t.LoadPoint)
+	} else {
+		load.Rate = int(t.LoadPoint)
+		if l.MaxVUs != nil {
+			load.MaxVUs, load.PreAllocatedVUs = int(*l.MaxVUs), int(*l.MaxVUs)
+		}
+	}
+	tags := specs.PlanTags(run, t)
+	return workload.Build(workload.Spec{BaseURL: baseURL, Requests: reqs, Load: load, KeepAlive: l.KeepAlive == nil || *l.KeepAlive,
+		Warmup: l.Warmup.Std(), Measure: l.Duration.Std(), RequestTimeout: l.RequestTimeout.Std(), Tags: tags})
+}
+
+func planTrial(t *benchv1.Trial) plan.Trial {
+	return plan.Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition}
+}

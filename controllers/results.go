@@ -1,0 +1,48 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// results aggregates the trials with internal/results (the local mode's code), every pass,
+// and finishes the run once every trial has run.
+func (r *BenchmarkRunReconciler) results(_ context.Context, s *scope) (ctrl.Result, error) {
+	run := s.run
+	run.Status.Progress = results.Progress(run.Status.Trials)
+	run.Status.Results = results.Aggregate(&run.Spec, run.Status.Trials)
+	run.Status.Headline = results.Headline(run.Status.Results)
+	if run.Spec.SLO != nil && len(run.Status.Results) > 0 {
+		var missed []string
+		for _, row := range run.Status.Results {
+			if row.SLO == benchv1.VerdictMissed {
+				missed = append(missed, fmt.Sprintf("%s/%s@%d", row.Target, row.Scenario, row.LoadPoint))
+			}
+		}
+		if len(missed) > 0 {
+			setCondition(run, ConditionSLOMet, metav1.ConditionFalse, ReasonSLOMissed, "missed by "+strings.Join(missed, ", "))
+		} else {
+			setCondition(run, ConditionSLOMet, metav1.ConditionTrue, ReasonSLOMet, "every result row meets the SLO")
+		}
+	}
+	if run.Status.Phase != benchv1.PhaseAnalyzing {
+		return ctrl.Result{}, nil
+	}
+	setCondition(run, ConditionComplete, metav1.ConditionTrue, ReasonAllTrialsRan, "every trial has run: "+run.Status.Progress)
+	run.Status.FinishedAt = &metav1.Time{Time: s.now}
+	if c := findCondition(run.Status.Conditions, ConditionTargetsVerified); c != nil && c.Status == metav1.ConditionFalse {
+		run.Status.Phase = benchv1.PhaseFailed
+		r.Recorder.Eventf(run, nil, "Warning", ReasonFailed, "Finish", "the run finished without the targets that failed verification: %s", c.Message)
+	} else {
+		run.Status.Phase = benchv1.PhaseSucceeded
+		r.Recorder.Eventf(run, nil, "Normal", ReasonSucceeded, "Finish", "the run succeeded: %s", run.Status.Headline)
+	}
+	return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
+}

@@ -1,0 +1,69 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+)
+
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;delete
+
+// targets deploys every target (Deployment + Service from the specs builders) and waits
+// until each has an available pod.
+func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Result, error) {
+	run := s.run
+	if meta.IsStatusConditionTrue(run.Status.Conditions, ConditionTargetsReady) {
+		return ctrl.Result{}, nil
+	}
+	setPhase(run, benchv1.PhaseProvisioning)
+	var waiting []string
+	for _, t := range run.Spec.Targets {
+		if _, err := specs.TargetImage(t, r.Config); err != nil {
+			return r.fail(s, ConditionTargetsReady, ReasonNoImage, err.Error())
+		}
+		if err := r.createAll(ctx, s, specs.TargetDeployment(run, t, r.Config), specs.TargetService(run, t)); err != nil {
+			return ctrl.Result{}, err
+		}
+		dep := &appsv1.Deployment{}
+		if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: specs.TargetName(run, t.Name)}, dep); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+		ready := dep.Status.ObservedGeneration >= dep.Generation && dep.Status.AvailableReplicas >= 1
+		targetStatus(run, t.Name).Ready = ready
+		if !ready {
+			waiting = append(waiting, fmt.Sprintf("%s (%d/1 available)", t.Name, dep.Status.AvailableReplicas))
+		}
+	}
+	if len(waiting) > 0 {
+		msg := "waiting for targets: " + strings.Join(waiting, ", ")
+		if s.now.Sub(run.Status.StartedAt.Time) > r.Timeouts.Targets {
+			return r.fail(s, ConditionTargetsReady, ReasonTargetsTimeout,
+				fmt.Sprintf("targets did not become available within %v: %s", r.Timeouts.Targets, strings.Join(waiting, ", ")))
+		}
+		setCondition(run, ConditionTargetsReady, metav1.ConditionFalse, ReasonDeploying, msg)
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
+	}
+	r.Recorder.Eventf(run, nil, "Normal", ReasonAvailable, "Deploy", "%d targets are available", len(run.Spec.Targets))
+	setCondition(run, ConditionTargetsReady, metav1.ConditionTrue, ReasonAvailable, "every target has an available pod")
+	return ctrl.Result{}, nil
+}
+
+// targetStatus finds or adds a target's entry in status.targets.
+func targetStatus(run *benchv1.BenchmarkRun, name string) *benchv1.TargetStatus {
+	for i := range run.Status.Targets {
+		if run.Status.Targets[i].Name == name {
+			return &run.Status.Targets[i]
+		}
+	}
+	run.Status.Targets = append(run.Status.Targets, benchv1.TargetStatus{Name: name, Verification: benchv1.VerificationPending})
+	return &run.Status.Targets[len(run.Status.Targets)-1]
+}

@@ -1,0 +1,220 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+)
+
+// +kubebuilder:rbac:groups=k6.io,resources=testruns,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list
+
+// thresholdsExitCode is k6's exit code when a threshold was crossed.
+const thresholdsExitCode = 99
+
+// testRunRunning is the condition k6-operator sets True when the runners are started.
+const testRunRunning = "TestRunRunning"
+
+// trials runs one trial at a time, in plan order: a ConfigMap with the plan and script and
+// a TestRun, then the TestRun's stages, the runners' exit codes and Prometheus. Each
+// finished trial is recorded at once, so a restart never runs it again; a restart during a
+// trial finds its TestRun by name and carries on.
+func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Result, error) {
+	run := s.run
+	next := -1
+	for i, t := range run.Status.Trials {
+		if t.Phase == benchv1.TrialRunning || t.Phase == benchv1.TrialPending {
+			next = i
+			break
+		}
+	}
+	if next < 0 {
+		setPhase(run, benchv1.PhaseAnalyzing)
+		return ctrl.Result{}, nil
+	}
+	if holder, err := r.nodePoolHolder(ctx, run); err != nil || holder != "" {
+		if holder != "" {
+			setCondition(run, ConditionNodePoolsAvailable, metav1.ConditionFalse, ReasonWaitingForPool, "waiting for "+holder)
+		}
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
+	}
+	setCondition(run, ConditionNodePoolsAvailable, metav1.ConditionTrue, ReasonPoolFree, "no other run loads this run's node pools")
+	setPhase(run, benchv1.PhaseRunning)
+	setCondition(run, ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
+	t := &run.Status.Trials[next]
+	if t.Phase == benchv1.TrialPending {
+		return r.startTrial(ctx, s, t)
+	}
+	return r.followTrial(ctx, s, t)
+}
+
+func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
+	run := s.run
+	target := targetSpec(run, t.Target)
+	p, err := trialPlan(run, planTrial(t), r.TargetURL(run, target))
+	if err != nil {
+		return r.failTrial(s, t, "no k6 plan: "+err.Error())
+	}
+	tr := specs.TestRun(run, planTrial(t), p, r.Config)
+	if err := r.createAll(ctx, s, specs.PlanConfigMap(run, planTrial(t), p), tr); err != nil {
+		return ctrl.Result{}, err
+	}
+	t.Phase, t.TestRun = benchv1.TrialRunning, tr.GetName()
+	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialStarted, "Load", "trial %s started (TestRun %s)", t.Name, t.TestRun)
+	return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
+}
+
+// followTrial moves a running trial on from what k6-operator and Prometheus report.
+func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
+	run := s.run
+	tr := &unstructured.Unstructured{}
+	tr.SetGroupVersionKind(specs.TestRunGVK)
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: t.TestRun}, tr); err != nil {
+		if apierrors.IsNotFound(err) {
+			return r.failTrial(s, t, fmt.Sprintf("TestRun %s was deleted before it finished", t.TestRun))
+		}
+		return ctrl.Result{}, err
+	}
+	st, err := specs.ReadTestRunStatus(tr)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if t.MeasureStart == nil && (st.Stage == specs.StageStarted || st.Stage == specs.StageStopped || st.Stage == specs.StageFinished) {
+		// The load starts when k6-operator starts the runners; the window follows the warmup.
+		// Its TestRunRunning condition says when; without it, only a TestRun seen in the
+		// started stage itself dates the start (a later stage would date it too late).
+		var started time.Time
+		if c := findCondition(st.Conditions, testRunRunning); c != nil && c.Status == metav1.ConditionTrue {
+			started = c.LastTransitionTime.Time
+		} else if st.Stage == specs.StageStarted {
+			started = s.now
+		}
+		if !started.IsZero() {
+			start := started.Add(run.Spec.Load.Warmup.Std())
+			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(run.Spec.Load.Duration.Std())}
+		}
+	}
+	switch {
+	case st.Stage == specs.StageError:
+		return r.failTrial(s, t, fmt.Sprintf("k6-operator reported an error for TestRun %s%s", t.TestRun, conditionText(st.Conditions)))
+	case st.Stage != specs.StageFinished:
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
+	}
+	if msg, done, err := r.runnerExitCodes(ctx, run, t.TestRun); err != nil || !done {
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
+	} else if msg != "" {
+		return r.failTrial(s, t, msg)
+	}
+	if t.MeasureStart == nil {
+		return r.failTrial(s, t, "TestRun "+t.TestRun+" finished but was never seen started: the measured window is unknown")
+	}
+	if t.FinishedAt == nil {
+		t.FinishedAt = &metav1.Time{Time: s.now}
+	}
+	readAt := t.MeasureEnd.Add(r.Timeouts.Grace)
+	if t.FinishedAt.After(readAt) {
+		readAt = t.FinishedAt.Time
+	}
+	if wait := readAt.Sub(s.now); wait > 0 {
+		return ctrl.Result{RequeueAfter: wait}, nil
+	}
+	m, note, err := r.Metrics.Measure(ctx, trialQuery(run, t), readAt)
+	if err != nil {
+		if s.now.Sub(readAt) > r.Timeouts.Measure {
+			return r.failTrial(s, t, "reading the trial's figures from Prometheus: "+err.Error())
+		}
+		return ctrl.Result{}, fmt.Errorf("trial %s: %w", t.Name, err)
+	}
+	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, note
+	run.Status.Progress = results.Progress(run.Status.Trials)
+	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialFinished, "Measure", "trial %s: %d requests, p99 %s (%s)",
+		t.Name, m.Requests, results.FormatMicros(m.P99Micros), run.Status.Progress)
+	return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
+}
+
+// runnerExitCodes reads the runner pods' exit codes (k6-operator reports them only in its
+// cloud mode). done is false until every runner has terminated; msg explains a failure.
+func (r *BenchmarkRunReconciler) runnerExitCodes(ctx context.Context, run *benchv1.BenchmarkRun, testRun string) (msg string, done bool, err error) {
+	pods := &corev1.PodList{}
+	// k6-operator's labels on runner pods (TestRun.ListOptions in its API package).
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace),
+		client.MatchingLabels{"app": "k6", "k6_cr": testRun, "runner": "true"}); err != nil {
+		return "", false, err
+	}
+	want := int(max(run.Spec.LoadGenerator.Parallelism, 1))
+	var failures []string
+	terminated := 0
+	sort.Slice(pods.Items, func(i, j int) bool { return pods.Items[i].Name < pods.Items[j].Name })
+	for _, p := range pods.Items {
+		for _, c := range p.Status.ContainerStatuses {
+			term := c.State.Terminated
+			if term == nil {
+				continue
+			}
+			terminated++
+			switch term.ExitCode {
+			case 0:
+			case thresholdsExitCode:
+				failures = append(failures, fmt.Sprintf("k6 thresholds were crossed in runner pod %s (exit code 99)", p.Name))
+			default:
+				failures = append(failures, fmt.Sprintf("k6 runner pod %s exited with code %d (%s)", p.Name, term.ExitCode, term.Reason))
+			}
+		}
+	}
+	if terminated < want {
+		return "", false, nil
+	}
+	return strings.Join(failures, "; "), true, nil
+}
+
+// failTrial records a failed trial and fails the run with it: the other trials would meet
+// the same broken load generator or target.
+func (r *BenchmarkRunReconciler) failTrial(s *scope, t *benchv1.Trial, why string) (ctrl.Result, error) {
+	t.Phase, t.Message = benchv1.TrialFailed, why
+	s.run.Status.Progress = results.Progress(s.run.Status.Trials)
+	return r.fail(s, ConditionComplete, ReasonTrialFailed, fmt.Sprintf("trial %s failed: %s", t.Name, why))
+}
+
+func targetSpec(run *benchv1.BenchmarkRun, name string) benchv1.Target {
+	for _, t := range run.Spec.Targets {
+		if t.Name == name {
+			return t
+		}
+	}
+	return benchv1.Target{Name: name}
+}
+
+func findCondition(cs []metav1.Condition, t string) *metav1.Condition {
+	for i := range cs {
+		if cs[i].Type == t {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+func conditionText(cs []metav1.Condition) string {
+	var parts []string
+	for _, c := range cs {
+		if c.Message != "" {
+			parts = append(parts, c.Type+": "+c.Message)
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
