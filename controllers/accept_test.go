@@ -31,17 +31,17 @@ func TestAcceptedRecordsGenerationAndCondition(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := waitFor(t, client.ObjectKeyFromObject(run), func(r *benchv1.BenchmarkRun) bool {
-		return r.Status.ObservedGeneration == r.Generation && meta.IsStatusConditionTrue(r.Status.Conditions, ConditionAccepted) &&
+		return r.Status.ObservedGeneration == r.Generation && meta.IsStatusConditionTrue(r.Status.Conditions, benchv1.ConditionAccepted) &&
 			r.Status.StartedAt != nil
 	})
 	if got.Status.TargetNames != "go,node" || len(got.Status.Trials) != 6 { // 2 targets x 3 repetitions (the default)
 		t.Errorf("targetNames = %q, %d trials", got.Status.TargetNames, len(got.Status.Trials))
 	}
 	// Ready must be present and False from the start, or kstatus would assume it True.
-	if c := meta.FindStatusCondition(got.Status.Conditions, ConditionReady); c == nil || c.Status != metav1.ConditionFalse {
+	if c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionReady); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("Ready condition = %+v, want False", c)
 	}
-	if !meta.IsStatusConditionTrue(got.Status.Conditions, ConditionReconciling) {
+	if !meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionReconciling) {
 		t.Errorf("Reconciling should be True while the run progresses: %+v", got.Status.Conditions)
 	}
 

@@ -135,17 +135,17 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 	if len(run.Status.Trials) == 0 {
 		trials, err := plan.Build(&run.Spec, r.presetEndpoints())
 		if err != nil {
-			return r.fail(s, ConditionAccepted, ReasonInvalidSpec, "the spec cannot be planned: "+err.Error())
+			return r.fail(s, benchv1.ConditionAccepted, ReasonInvalidSpec, "the spec cannot be planned: "+err.Error())
 		}
 		for _, t := range trials {
 			run.Status.Trials = append(run.Status.Trials, t.Status())
 		}
 	}
-	if !meta.IsStatusConditionTrue(run.Status.Conditions, ConditionAccepted) {
+	if !meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionAccepted) {
 		r.Recorder.Eventf(run, nil, "Normal", ReasonSpecAccepted, "Accept",
 			"accepted %d targets x %d scenarios: %d trials", len(run.Spec.Targets), len(run.Spec.Scenarios), len(run.Status.Trials))
 	}
-	setCondition(run, ConditionAccepted, metav1.ConditionTrue, ReasonSpecAccepted, "the spec passed validation")
+	setCondition(run, benchv1.ConditionAccepted, metav1.ConditionTrue, ReasonSpecAccepted, "the spec passed validation")
 	return ctrl.Result{}, nil
 }
 

@@ -7,32 +7,6 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
-// Condition types of a BenchmarkRun, in one place.
-const (
-	// ConditionAccepted is True once the controller has read the spec and planned its trials.
-	ConditionAccepted = "Accepted"
-	// ConditionDependenciesReady is True when the CRDs of CloudNativePG, k6-operator and
-	// prometheus-operator that the run needs are served.
-	ConditionDependenciesReady = "DependenciesReady"
-	// ConditionDatabaseReady is True when the CloudNativePG Cluster (and Pooler) serve.
-	ConditionDatabaseReady = "DatabaseReady"
-	// ConditionTargetsReady is True when every target's Deployment has an available pod.
-	ConditionTargetsReady = "TargetsReady"
-	// ConditionTargetsVerified is True when every target passed the contract checks.
-	ConditionTargetsVerified = "TargetsVerified"
-	// ConditionNodePoolsAvailable is False while another run loads a node pool this one needs.
-	ConditionNodePoolsAvailable = "NodePoolsAvailable"
-	// ConditionComplete is True once every trial that could run has run.
-	ConditionComplete = "Complete"
-	// ConditionSLOMet is the verdict of every result row against spec.slo.
-	ConditionSLOMet = "SLOMet"
-	// ConditionReady, ConditionReconciling and ConditionStalled are what GitOps tools
-	// (kstatus, Argo CD) read: Ready is set False from the start so it is never assumed True.
-	ConditionReady       = "Ready"
-	ConditionReconciling = "Reconciling"
-	ConditionStalled     = "Stalled"
-)
-
 // Condition reasons.
 const (
 	ReasonSpecAccepted = "SpecAccepted"
@@ -84,23 +58,23 @@ func finished(run *benchv1.BenchmarkRun) bool {
 func gitOpsConditions(run *benchv1.BenchmarkRun) {
 	switch run.Status.Phase {
 	case benchv1.PhaseSucceeded:
-		setCondition(run, ConditionReady, metav1.ConditionTrue, ReasonSucceeded, "the run succeeded; results are in status.results")
-		setCondition(run, ConditionReconciling, metav1.ConditionFalse, ReasonSucceeded, "the run is finished")
-		setCondition(run, ConditionStalled, metav1.ConditionFalse, ReasonSucceeded, "the run is finished")
+		setCondition(run, benchv1.ConditionReady, metav1.ConditionTrue, ReasonSucceeded, "the run succeeded; results are in status.results")
+		setCondition(run, benchv1.ConditionReconciling, metav1.ConditionFalse, ReasonSucceeded, "the run is finished")
+		setCondition(run, benchv1.ConditionStalled, metav1.ConditionFalse, ReasonSucceeded, "the run is finished")
 	case benchv1.PhaseFailed:
-		setCondition(run, ConditionReady, metav1.ConditionFalse, ReasonFailed, failureMessage(run))
-		setCondition(run, ConditionReconciling, metav1.ConditionFalse, ReasonFailed, "the run is finished")
-		setCondition(run, ConditionStalled, metav1.ConditionTrue, ReasonFailed, failureMessage(run))
+		setCondition(run, benchv1.ConditionReady, metav1.ConditionFalse, ReasonFailed, failureMessage(run))
+		setCondition(run, benchv1.ConditionReconciling, metav1.ConditionFalse, ReasonFailed, "the run is finished")
+		setCondition(run, benchv1.ConditionStalled, metav1.ConditionTrue, ReasonFailed, failureMessage(run))
 	default:
-		setCondition(run, ConditionReady, metav1.ConditionFalse, ReasonPending, "the run has not finished")
-		setCondition(run, ConditionReconciling, metav1.ConditionTrue, ReasonProgressing, "phase "+string(run.Status.Phase))
-		setCondition(run, ConditionStalled, metav1.ConditionFalse, ReasonProgressing, "the run is progressing")
+		setCondition(run, benchv1.ConditionReady, metav1.ConditionFalse, ReasonPending, "the run has not finished")
+		setCondition(run, benchv1.ConditionReconciling, metav1.ConditionTrue, ReasonProgressing, "phase "+string(run.Status.Phase))
+		setCondition(run, benchv1.ConditionStalled, metav1.ConditionFalse, ReasonProgressing, "the run is progressing")
 	}
 }
 
 // failureMessage is the message of the first step condition that is False.
 func failureMessage(run *benchv1.BenchmarkRun) string {
-	for _, t := range []string{ConditionAccepted, ConditionDatabaseReady, ConditionTargetsReady, ConditionTargetsVerified, ConditionComplete} {
+	for _, t := range []string{benchv1.ConditionAccepted, benchv1.ConditionDatabaseReady, benchv1.ConditionTargetsReady, benchv1.ConditionTargetsVerified, benchv1.ConditionComplete} {
 		if c := meta.FindStatusCondition(run.Status.Conditions, t); c != nil && c.Status == metav1.ConditionFalse {
 			return c.Message
 		}

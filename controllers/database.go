@@ -26,10 +26,10 @@ import (
 func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	if run.Spec.Database == nil {
-		setCondition(run, ConditionDatabaseReady, metav1.ConditionTrue, ReasonNotRequested, "the run has no database")
+		setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, ReasonNotRequested, "the run has no database")
 		return ctrl.Result{}, nil
 	}
-	if meta.IsStatusConditionTrue(run.Status.Conditions, ConditionDatabaseReady) {
+	if meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionDatabaseReady) {
 		return ctrl.Result{}, nil // checked once; a database that fails later fails the trials
 	}
 	setPhase(run, benchv1.PhaseProvisioning)
@@ -48,14 +48,14 @@ func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.R
 	}
 	if waiting != "" {
 		if s.now.Sub(run.Status.StartedAt.Time) > r.Timeouts.Database {
-			return r.fail(s, ConditionDatabaseReady, ReasonDatabaseTimeout,
+			return r.fail(s, benchv1.ConditionDatabaseReady, ReasonDatabaseTimeout,
 				fmt.Sprintf("the database did not become ready within %v: %s", r.Timeouts.Database, waiting))
 		}
-		setCondition(run, ConditionDatabaseReady, metav1.ConditionFalse, ReasonProvisioning, waiting)
+		setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionFalse, ReasonProvisioning, waiting)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
 	r.Recorder.Eventf(run, nil, "Normal", ReasonDatabaseHealthy, "Provision", "PostgreSQL %s is ready", specs.ClusterName(run))
-	setCondition(run, ConditionDatabaseReady, metav1.ConditionTrue, ReasonDatabaseHealthy,
+	setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, ReasonDatabaseHealthy,
 		fmt.Sprintf("PostgreSQL %s is healthy; targets connect to %s", specs.ClusterName(run), specs.DatabaseHost(run)))
 	return ctrl.Result{}, nil
 }

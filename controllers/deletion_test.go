@@ -96,10 +96,10 @@ func TestNodePoolExclusivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := waitOn(t, env.Client, client.ObjectKeyFromObject(second), 30*time.Second, func(r *benchv1.BenchmarkRun) bool {
-		c := meta.FindStatusCondition(r.Status.Conditions, ConditionNodePoolsAvailable)
+		c := meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionNodePoolsAvailable)
 		return c != nil && c.Status == metav1.ConditionFalse
 	})
-	c := meta.FindStatusCondition(got.Status.Conditions, ConditionNodePoolsAvailable)
+	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionNodePoolsAvailable)
 	if c.Reason != ReasonWaitingForPool || !strings.Contains(c.Message, "default/pool-first") || !strings.Contains(c.Message, "kubernetes.io/arch=amd64") {
 		t.Errorf("condition %+v does not name the run it waits for", c)
 	}
@@ -111,7 +111,7 @@ func TestNodePoolExclusivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitOn(t, env.Client, client.ObjectKeyFromObject(second), 30*time.Second, func(r *benchv1.BenchmarkRun) bool {
-		return r.Status.Trials[0].TestRun != "" && meta.IsStatusConditionTrue(r.Status.Conditions, ConditionNodePoolsAvailable)
+		return r.Status.Trials[0].TestRun != "" && meta.IsStatusConditionTrue(r.Status.Conditions, benchv1.ConditionNodePoolsAvailable)
 	})
 	_ = env.Client.Delete(ctx, second)
 }

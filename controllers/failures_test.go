@@ -55,19 +55,19 @@ func TestFailuresAreExplained(t *testing.T) {
 			fakes.mu.Lock()
 			fakes.dbNever[specs.ClusterName(run)] = true
 			fakes.mu.Unlock()
-		}, ConditionDatabaseReady, ReasonDatabaseTimeout,
+		}, benchv1.ConditionDatabaseReady, ReasonDatabaseTimeout,
 			[]string{"did not become ready within 8s", `phase "Setting up primary"`, "Creating primary instance"}, false},
 		{"target-fails-verification", func(run *benchv1.BenchmarkRun) {
 			urlsMu.Lock()
 			urls[run.Namespace+"/"+run.Name+"/go"] = broken.URL
 			urlsMu.Unlock()
-		}, ConditionTargetsVerified, ReasonVerifyFailed, []string{"go failed verification", "not-found: GET unknown path: status: expected 404, got 500", "not timed"}, false},
+		}, benchv1.ConditionTargetsVerified, ReasonVerifyFailed, []string{"go failed verification", "not-found: GET unknown path: status: expected 404, got 500", "not timed"}, false},
 		{"testrun-error", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{errorStage: specs.StageInitialization})
-		}, ConditionComplete, ReasonTrialFailed, []string{"trial go-ping-100-r1 failed", "k6-operator reported an error", "initializer pod failed"}, true},
+		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go-ping-100-r1 failed", "k6-operator reported an error", "initializer pod failed"}, true},
 		{"thresholds-crossed", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{exitCode: 99})
-		}, ConditionComplete, ReasonTrialFailed, []string{"trial go-ping-100-r1 failed", "k6 thresholds were crossed", "exit code 99"}, true},
+		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go-ping-100-r1 failed", "k6 thresholds were crossed", "exit code 99"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -90,11 +90,11 @@ func TestFailuresAreExplained(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %s", c.condition, cond.Message)
-			if stalled := meta.FindStatusCondition(got.Status.Conditions, ConditionStalled); stalled == nil ||
+			if stalled := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionStalled); stalled == nil ||
 				stalled.Status != metav1.ConditionTrue || stalled.Message != cond.Message {
 				t.Errorf("Stalled = %+v, want True with the same message", stalled)
 			}
-			if c.condition == ConditionTargetsVerified && (len(got.Status.Targets) != 1 ||
+			if c.condition == benchv1.ConditionTargetsVerified && (len(got.Status.Targets) != 1 ||
 				got.Status.Targets[0].Verification != benchv1.VerificationFailed || len(got.Status.Targets[0].FailedChecks) == 0) {
 				t.Errorf("status.targets %+v, want go Failed with its failed checks", got.Status.Targets)
 			}

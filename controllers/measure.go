@@ -49,32 +49,8 @@ func trialQuery(run *benchv1.BenchmarkRun, t *benchv1.Trial) metrics.TrialQuery 
 	}
 }
 
-// trialPlan is the k6 plan of a trial, from the spec's load and the scenario's requests,
-// as the local mode builds it, with the operator's tags.
+// trialPlan is the k6 plan of a trial (plan.K6Plan, as the local mode builds it) with the
+// operator's tags.
 func trialPlan(run *benchv1.BenchmarkRun, t plan.Trial, baseURL string) (workload.Plan, error) {
-	spec := &run.Spec
-	reqs, err := plan.Requests(spec, t.Scenario)
-	if err != nil {
-		return workload.Plan{}, err
-	}
-	l := spec.Load
-	load := workload.Load{Model: workload.Model(l.Model)}
-	if load.Model == "" {
-		load.Model = workload.Open
-	}
-	if load.Model == workload.Closed {
-		load.VUs = int(t.LoadPoint)
-	} else {
-		load.Rate = int(t.LoadPoint)
-		if l.MaxVUs != nil {
-			load.MaxVUs, load.PreAllocatedVUs = int(*l.MaxVUs), int(*l.MaxVUs)
-		}
-	}
-	tags := specs.PlanTags(run, t)
-	return workload.Build(workload.Spec{BaseURL: baseURL, Requests: reqs, Load: load, KeepAlive: l.KeepAlive == nil || *l.KeepAlive,
-		Warmup: l.Warmup.Std(), Measure: l.Duration.Std(), RequestTimeout: l.RequestTimeout.Std(), Tags: tags})
-}
-
-func planTrial(t *benchv1.Trial) plan.Trial {
-	return plan.Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition}
+	return plan.K6Plan(&run.Spec, t, baseURL, specs.PlanTags(run, t))
 }

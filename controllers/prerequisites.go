@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
 // dependency is a CRD the run needs from another operator.
@@ -51,12 +53,12 @@ func (r *BenchmarkRunReconciler) prerequisites(_ context.Context, s *scope) (ctr
 	}
 	if len(missing) > 0 {
 		msg := "not installed: " + strings.Join(missing, ", ") + "; install them, the run waits"
-		if !meta.IsStatusConditionFalse(s.run.Status.Conditions, ConditionDependenciesReady) {
+		if !meta.IsStatusConditionFalse(s.run.Status.Conditions, benchv1.ConditionDependenciesReady) {
 			r.Recorder.Eventf(s.run, nil, "Warning", ReasonMissingDependency, "CheckDependencies", msg)
 		}
-		setCondition(s.run, ConditionDependenciesReady, metav1.ConditionFalse, ReasonMissingDependency, msg)
+		setCondition(s.run, benchv1.ConditionDependenciesReady, metav1.ConditionFalse, ReasonMissingDependency, msg)
 		return ctrl.Result{RequeueAfter: missingDependencyRequeue}, nil
 	}
-	setCondition(s.run, ConditionDependenciesReady, metav1.ConditionTrue, ReasonInstalled, "CloudNativePG, k6-operator and prometheus-operator CRDs are served")
+	setCondition(s.run, benchv1.ConditionDependenciesReady, metav1.ConditionTrue, ReasonInstalled, "CloudNativePG, k6-operator and prometheus-operator CRDs are served")
 	return ctrl.Result{}, nil
 }

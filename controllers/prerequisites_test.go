@@ -40,9 +40,9 @@ func TestMissingOperatorsAreNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := waitOn(t, bare.Client, client.ObjectKeyFromObject(run), 20*time.Second, func(r *benchv1.BenchmarkRun) bool {
-		return meta.FindStatusCondition(r.Status.Conditions, ConditionDependenciesReady) != nil
+		return meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionDependenciesReady) != nil
 	})
-	c := meta.FindStatusCondition(got.Status.Conditions, ConditionDependenciesReady)
+	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionDependenciesReady)
 	if c.Status != metav1.ConditionFalse || c.Reason != ReasonMissingDependency {
 		t.Fatalf("condition %+v", c)
 	}

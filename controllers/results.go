@@ -27,17 +27,17 @@ func (r *BenchmarkRunReconciler) results(_ context.Context, s *scope) (ctrl.Resu
 			}
 		}
 		if len(missed) > 0 {
-			setCondition(run, ConditionSLOMet, metav1.ConditionFalse, ReasonSLOMissed, "missed by "+strings.Join(missed, ", "))
+			setCondition(run, benchv1.ConditionSLOMet, metav1.ConditionFalse, ReasonSLOMissed, "missed by "+strings.Join(missed, ", "))
 		} else {
-			setCondition(run, ConditionSLOMet, metav1.ConditionTrue, ReasonSLOMet, "every result row meets the SLO")
+			setCondition(run, benchv1.ConditionSLOMet, metav1.ConditionTrue, ReasonSLOMet, "every result row meets the SLO")
 		}
 	}
 	if run.Status.Phase != benchv1.PhaseAnalyzing {
 		return ctrl.Result{}, nil
 	}
-	setCondition(run, ConditionComplete, metav1.ConditionTrue, ReasonAllTrialsRan, "every trial has run: "+run.Status.Progress)
+	setCondition(run, benchv1.ConditionComplete, metav1.ConditionTrue, ReasonAllTrialsRan, "every trial has run: "+run.Status.Progress)
 	run.Status.FinishedAt = &metav1.Time{Time: s.now}
-	if c := findCondition(run.Status.Conditions, ConditionTargetsVerified); c != nil && c.Status == metav1.ConditionFalse {
+	if c := findCondition(run.Status.Conditions, benchv1.ConditionTargetsVerified); c != nil && c.Status == metav1.ConditionFalse {
 		run.Status.Phase = benchv1.PhaseFailed
 		r.Recorder.Eventf(run, nil, "Warning", ReasonFailed, "Finish", "the run finished without the targets that failed verification: %s", c.Message)
 	} else {

@@ -75,13 +75,13 @@ func TestSeed001Succeeds(t *testing.T) {
 		t.Fatalf("phase %s: %+v\ntrials %+v", got.Status.Phase, got.Status.Conditions, got.Status.Trials)
 	}
 	t.Logf("phases seen: %v", phases)
-	for _, c := range []string{ConditionAccepted, ConditionDependenciesReady, ConditionDatabaseReady, ConditionTargetsReady,
-		ConditionTargetsVerified, ConditionComplete, ConditionReady} {
+	for _, c := range []string{benchv1.ConditionAccepted, benchv1.ConditionDependenciesReady, benchv1.ConditionDatabaseReady, benchv1.ConditionTargetsReady,
+		benchv1.ConditionTargetsVerified, benchv1.ConditionComplete, benchv1.ConditionReady} {
 		if !meta.IsStatusConditionTrue(got.Status.Conditions, c) {
 			t.Errorf("condition %s is not True: %+v", c, meta.FindStatusCondition(got.Status.Conditions, c))
 		}
 	}
-	if meta.IsStatusConditionTrue(got.Status.Conditions, ConditionStalled) || meta.IsStatusConditionTrue(got.Status.Conditions, ConditionReconciling) {
+	if meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionStalled) || meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionReconciling) {
 		t.Errorf("a succeeded run is neither stalled nor reconciling: %+v", got.Status.Conditions)
 	}
 	if got.Status.Progress != "2/2" || len(got.Status.Trials) != 2 {

@@ -21,14 +21,14 @@ import (
 // until each has an available pod.
 func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
-	if meta.IsStatusConditionTrue(run.Status.Conditions, ConditionTargetsReady) {
+	if meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionTargetsReady) {
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseProvisioning)
 	var waiting []string
 	for _, t := range run.Spec.Targets {
 		if _, err := specs.TargetImage(t, r.Config); err != nil {
-			return r.fail(s, ConditionTargetsReady, ReasonNoImage, err.Error())
+			return r.fail(s, benchv1.ConditionTargetsReady, ReasonNoImage, err.Error())
 		}
 		if err := r.createAll(ctx, s, specs.TargetDeployment(run, t, r.Config), specs.TargetService(run, t)); err != nil {
 			return ctrl.Result{}, err
@@ -46,14 +46,14 @@ func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Re
 	if len(waiting) > 0 {
 		msg := "waiting for targets: " + strings.Join(waiting, ", ")
 		if s.now.Sub(run.Status.StartedAt.Time) > r.Timeouts.Targets {
-			return r.fail(s, ConditionTargetsReady, ReasonTargetsTimeout,
+			return r.fail(s, benchv1.ConditionTargetsReady, ReasonTargetsTimeout,
 				fmt.Sprintf("targets did not become available within %v: %s", r.Timeouts.Targets, strings.Join(waiting, ", ")))
 		}
-		setCondition(run, ConditionTargetsReady, metav1.ConditionFalse, ReasonDeploying, msg)
+		setCondition(run, benchv1.ConditionTargetsReady, metav1.ConditionFalse, ReasonDeploying, msg)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
 	r.Recorder.Eventf(run, nil, "Normal", ReasonAvailable, "Deploy", "%d targets are available", len(run.Spec.Targets))
-	setCondition(run, ConditionTargetsReady, metav1.ConditionTrue, ReasonAvailable, "every target has an available pod")
+	setCondition(run, benchv1.ConditionTargetsReady, metav1.ConditionTrue, ReasonAvailable, "every target has an available pod")
 	return ctrl.Result{}, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
@@ -47,13 +48,13 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 	}
 	if holder, err := r.nodePoolHolder(ctx, run); err != nil || holder != "" {
 		if holder != "" {
-			setCondition(run, ConditionNodePoolsAvailable, metav1.ConditionFalse, ReasonWaitingForPool, "waiting for "+holder)
+			setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionFalse, ReasonWaitingForPool, "waiting for "+holder)
 		}
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
 	}
-	setCondition(run, ConditionNodePoolsAvailable, metav1.ConditionTrue, ReasonPoolFree, "no other run loads this run's node pools")
+	setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionTrue, ReasonPoolFree, "no other run loads this run's node pools")
 	setPhase(run, benchv1.PhaseRunning)
-	setCondition(run, ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
+	setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
 	t := &run.Status.Trials[next]
 	if t.Phase == benchv1.TrialPending {
 		return r.startTrial(ctx, s, t)
@@ -64,12 +65,12 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
 	run := s.run
 	target := targetSpec(run, t.Target)
-	p, err := trialPlan(run, planTrial(t), r.TargetURL(run, target))
+	p, err := trialPlan(run, plan.FromStatus(t), r.TargetURL(run, target))
 	if err != nil {
 		return r.failTrial(s, t, "no k6 plan: "+err.Error())
 	}
-	tr := specs.TestRun(run, planTrial(t), p, r.Config)
-	if err := r.createAll(ctx, s, specs.PlanConfigMap(run, planTrial(t), p), tr); err != nil {
+	tr := specs.TestRun(run, plan.FromStatus(t), p, r.Config)
+	if err := r.createAll(ctx, s, specs.PlanConfigMap(run, plan.FromStatus(t), p), tr); err != nil {
 		return ctrl.Result{}, err
 	}
 	t.Phase, t.TestRun = benchv1.TrialRunning, tr.GetName()
@@ -185,7 +186,7 @@ func (r *BenchmarkRunReconciler) runnerExitCodes(ctx context.Context, run *bench
 func (r *BenchmarkRunReconciler) failTrial(s *scope, t *benchv1.Trial, why string) (ctrl.Result, error) {
 	t.Phase, t.Message = benchv1.TrialFailed, why
 	s.run.Status.Progress = results.Progress(s.run.Status.Trials)
-	return r.fail(s, ConditionComplete, ReasonTrialFailed, fmt.Sprintf("trial %s failed: %s", t.Name, why))
+	return r.fail(s, benchv1.ConditionComplete, ReasonTrialFailed, fmt.Sprintf("trial %s failed: %s", t.Name, why))
 }
 
 func targetSpec(run *benchv1.BenchmarkRun, name string) benchv1.Target {

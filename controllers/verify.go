@@ -24,8 +24,8 @@ const maxFailedChecks = 20
 // failed checks and its trials are marked Failed without a TestRun: it is never timed.
 func (r *BenchmarkRunReconciler) verification(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
-	if meta.FindStatusCondition(run.Status.Conditions, ConditionTargetsVerified) != nil &&
-		!meta.IsStatusConditionPresentAndEqual(run.Status.Conditions, ConditionTargetsVerified, metav1.ConditionUnknown) {
+	if meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionTargetsVerified) != nil &&
+		!meta.IsStatusConditionPresentAndEqual(run.Status.Conditions, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown) {
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseVerifying)
@@ -53,13 +53,13 @@ func (r *BenchmarkRunReconciler) verification(ctx context.Context, s *scope) (ct
 		msg := strings.Join(failed, ", ") + "; its trials are not timed"
 		r.Recorder.Eventf(run, nil, "Warning", ReasonVerifyFailed, "Verify", "%s", msg)
 		if len(failed) == len(run.Spec.Targets) {
-			return r.fail(s, ConditionTargetsVerified, ReasonVerifyFailed, msg)
+			return r.fail(s, benchv1.ConditionTargetsVerified, ReasonVerifyFailed, msg)
 		}
-		setCondition(run, ConditionTargetsVerified, metav1.ConditionFalse, ReasonVerifyFailed, msg)
+		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionFalse, ReasonVerifyFailed, msg)
 		return ctrl.Result{}, nil
 	}
 	r.Recorder.Eventf(run, nil, "Normal", ReasonPassed, "Verify", "every target follows the contract")
-	setCondition(run, ConditionTargetsVerified, metav1.ConditionTrue, ReasonPassed, "every target passed the contract checks")
+	setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionTrue, ReasonPassed, "every target passed the contract checks")
 	return ctrl.Result{}, nil
 }
 

@@ -133,8 +133,8 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		st.Trials = append(st.Trials, t.Status())
 	}
 	st.Progress = results.Progress(st.Trials)
-	setCondition(run, CondAccepted, true, "SpecAccepted", "validated with the CRD's schema and CEL rules; running locally")
-	setCondition(run, CondReady, false, "Running", "")
+	setCondition(run, benchv1.ConditionAccepted, true, "SpecAccepted", "validated with the CRD's schema and CEL rules; running locally")
+	setCondition(run, benchv1.ConditionReady, false, "Running", "")
 	r.progress = newProgress(out, opts.Live, run)
 
 	fatal := r.execute(ctx)
@@ -164,12 +164,12 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 func (r *runner) execute(ctx context.Context) string {
 	st := &r.run.Status
 	if err := r.install(ctx); err != nil {
-		setCondition(r.run, CondDependenciesReady, false, "InstallFailed", err.Error())
+		setCondition(r.run, benchv1.ConditionDependenciesReady, false, "InstallFailed", err.Error())
 		return err.Error()
 	}
-	setCondition(r.run, CondDependenciesReady, true, "Installed", "k6 and every target's install script")
+	setCondition(r.run, benchv1.ConditionDependenciesReady, true, "Installed", "k6 and every target's install script")
 	if err := r.startDatabase(ctx); err != nil {
-		setCondition(r.run, CondDatabaseReady, false, "StartFailed", err.Error())
+		setCondition(r.run, benchv1.ConditionDatabaseReady, false, "StartFailed", err.Error())
 		return err.Error()
 	}
 	if ctx.Err() != nil {

@@ -88,7 +88,7 @@ func (r *runner) needsDatabase() bool {
 func (r *runner) startDatabase(ctx context.Context) error {
 	db := r.run.Spec.Database
 	if db == nil || !r.needsDatabase() {
-		setCondition(r.run, CondDatabaseReady, true, "NotRequired", "no scenario reads the database")
+		setCondition(r.run, benchv1.ConditionDatabaseReady, true, "NotRequired", "no scenario reads the database")
 		return nil
 	}
 	r.progress.note("starting PostgreSQL and PgBouncer (%s pooling)", db.Pooler.PoolMode)
@@ -108,7 +108,7 @@ func (r *runner) startDatabase(ctx context.Context) error {
 		r.services.bouncer, r.services.databaseURL = b, b.DSN()
 		msg += fmt.Sprintf(", PgBouncer (%s) on 127.0.0.1:%d", db.Pooler.PoolMode, b.Port)
 	}
-	setCondition(r.run, CondDatabaseReady, true, "Started", msg)
+	setCondition(r.run, benchv1.ConditionDatabaseReady, true, "Started", msg)
 	return nil
 }
 
@@ -140,8 +140,8 @@ func (r *runner) startTargets(ctx context.Context) {
 			}
 		}
 	}
-	setCondition(r.run, CondTargetsReady, len(notReady) == 0, reasonFor(notReady, "Started", "StartFailed"), listed("did not start", notReady))
-	setCondition(r.run, CondTargetsVerified, len(unverified)+len(notReady) == 0, reasonFor(unverified, "ContractChecked", "VerificationFailed"), listed("failed verification", unverified))
+	setCondition(r.run, benchv1.ConditionTargetsReady, len(notReady) == 0, reasonFor(notReady, "Started", "StartFailed"), listed("did not start", notReady))
+	setCondition(r.run, benchv1.ConditionTargetsVerified, len(unverified)+len(notReady) == 0, reasonFor(unverified, "ContractChecked", "VerificationFailed"), listed("failed verification", unverified))
 }
 
 func reasonFor(bad []string, ok, failed string) string {

@@ -10,20 +10,6 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
-// Condition types, as the API documents them (status_types.go) and the operator sets them.
-const (
-	CondAccepted          = "Accepted"
-	CondDependenciesReady = "DependenciesReady"
-	CondDatabaseReady     = "DatabaseReady"
-	CondTargetsReady      = "TargetsReady"
-	CondTargetsVerified   = "TargetsVerified"
-	CondComplete          = "Complete"
-	CondSLOMet            = "SLOMet"
-	CondReady             = "Ready"
-	CondReconciling       = "Reconciling"
-	CondStalled           = "Stalled"
-)
-
 // setCondition records a condition; the transition time is now whenever its status changes.
 func setCondition(run *benchv1.BenchmarkRun, typ string, ok bool, reason, msg string) {
 	status := metav1.ConditionFalse
@@ -53,13 +39,13 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 	}
 	switch {
 	case interrupted:
-		setCondition(run, CondComplete, false, "Interrupted", "stopped by a signal after "+st.Progress+" trials; the figures are those measured so far")
+		setCondition(run, benchv1.ConditionComplete, false, "Interrupted", "stopped by a signal after "+st.Progress+" trials; the figures are those measured so far")
 	case fatal != "":
-		setCondition(run, CondComplete, false, "SetupFailed", fatal)
+		setCondition(run, benchv1.ConditionComplete, false, "SetupFailed", fatal)
 	case len(failed) > 0:
-		setCondition(run, CondComplete, true, "TrialsFailed", "failed trials: "+strings.Join(failed, ", "))
+		setCondition(run, benchv1.ConditionComplete, true, "TrialsFailed", "failed trials: "+strings.Join(failed, ", "))
 	default:
-		setCondition(run, CondComplete, true, "AllTrialsFinished", st.Progress+" trials finished")
+		setCondition(run, benchv1.ConditionComplete, true, "AllTrialsFinished", st.Progress+" trials finished")
 	}
 	if run.Spec.SLO != nil {
 		met, missed := true, []string{}
@@ -73,7 +59,7 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 		if !met {
 			msg = "missed or not measured: " + strings.Join(missed, ", ")
 		}
-		setCondition(run, CondSLOMet, met && len(st.Results) > 0, map[bool]string{true: "Met", false: "Missed"}[met], msg)
+		setCondition(run, benchv1.ConditionSLOMet, met && len(st.Results) > 0, map[bool]string{true: "Met", false: "Missed"}[met], msg)
 	}
 	ok := !interrupted && fatal == "" && len(failed) == 0
 	st.Phase = benchv1.PhaseSucceeded
@@ -81,11 +67,11 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 	if !ok {
 		st.Phase, reason = benchv1.PhaseFailed, "Failed"
 	}
-	setCondition(run, CondReady, ok, reason, st.Headline)
-	setCondition(run, CondReconciling, false, "Finished", "the local run has ended")
+	setCondition(run, benchv1.ConditionReady, ok, reason, st.Headline)
+	setCondition(run, benchv1.ConditionReconciling, false, "Finished", "the local run has ended")
 	stalled := "Finished"
 	if !ok {
 		stalled = "Failed"
 	}
-	setCondition(run, CondStalled, !ok, stalled, "")
+	setCondition(run, benchv1.ConditionStalled, !ok, stalled, "")
 }

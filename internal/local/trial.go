@@ -117,30 +117,11 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	}
 }
 
-// trialPlan is the k6 plan of a trial, from the spec's load and the scenario's requests.
+// trialPlan is the k6 plan of a trial (plan.K6Plan) with the local mode's tags.
 func (r *runner) trialPlan(t *benchv1.Trial, baseURL string) (workload.Plan, error) {
-	spec := &r.run.Spec
-	reqs, err := plan.Requests(spec, t.Scenario)
-	if err != nil {
-		return workload.Plan{}, err
-	}
-	l := spec.Load
-	load := workload.Load{Model: workload.Model(l.Model)}
-	if load.Model == workload.Closed {
-		load.VUs = int(t.LoadPoint)
-	} else {
-		load.Rate = int(t.LoadPoint)
-		if l.MaxVUs != nil {
-			// The whole budget up front: k6 drops arrivals while it initialises a VU, and a
-			// shared machine stalls for longer than the default pool (100 ms of arrivals) covers.
-			load.MaxVUs, load.PreAllocatedVUs = int(*l.MaxVUs), int(*l.MaxVUs)
-		}
-	}
-	keepAlive := l.KeepAlive == nil || *l.KeepAlive
-	return workload.Build(workload.Spec{BaseURL: baseURL, Requests: reqs, Load: load, KeepAlive: keepAlive,
-		Warmup: l.Warmup.Std(), Measure: l.Duration.Std(), RequestTimeout: l.RequestTimeout.Std(),
-		Tags: workload.Tags{TestID: r.run.Name + "-" + t.Name, Target: t.Target, Scenario: t.Scenario,
-			LoadPoint: strconv.Itoa(int(t.LoadPoint)), Repetition: strconv.Itoa(int(t.Repetition))}})
+	return plan.K6Plan(&r.run.Spec, plan.FromStatus(t), baseURL, workload.Tags{
+		TestID: r.run.Name + "-" + t.Name, Target: t.Target, Scenario: t.Scenario,
+		LoadPoint: strconv.Itoa(int(t.LoadPoint)), Repetition: strconv.Itoa(int(t.Repetition))})
 }
 
 // markerWriter passes k6's output to a file and reports when a marker line first appears.

@@ -1,0 +1,36 @@
+package plan
+
+import (
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
+)
+
+// K6Plan is the k6 plan of one trial: the scenario's requests at the trial's load point,
+// with the spec's windows. The local mode and the operator both call it, with their own
+// base URL and tags, so both offer exactly the same load.
+func K6Plan(spec *benchv1.BenchmarkRunSpec, t Trial, baseURL string, tags workload.Tags) (workload.Plan, error) {
+	reqs, err := Requests(spec, t.Scenario)
+	if err != nil {
+		return workload.Plan{}, err
+	}
+	l := spec.Load
+	load := workload.Load{Model: workload.Open}
+	if l.Model == string(workload.Closed) {
+		load = workload.Load{Model: workload.Closed, VUs: int(t.LoadPoint)}
+	} else {
+		load.Rate = int(t.LoadPoint)
+		if l.MaxVUs != nil {
+			// The whole budget up front: k6 drops arrivals while it initialises a VU, and a
+			// busy machine stalls for longer than the default pool (100 ms of arrivals) covers.
+			load.MaxVUs, load.PreAllocatedVUs = int(*l.MaxVUs), int(*l.MaxVUs)
+		}
+	}
+	return workload.Build(workload.Spec{BaseURL: baseURL, Requests: reqs, Load: load,
+		KeepAlive: l.KeepAlive == nil || *l.KeepAlive,
+		Warmup:    l.Warmup.Std(), Measure: l.Duration.Std(), RequestTimeout: l.RequestTimeout.Std(), Tags: tags})
+}
+
+// FromStatus is the plan trial a status entry records.
+func FromStatus(t *benchv1.Trial) Trial {
+	return Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition}
+}
