@@ -6,8 +6,14 @@ RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/manager ./cmd/manager \
  && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/gauntlet ./cmd/gauntlet
+# The manager reads each preset's manifest (image, endpoints) from --targets-dir=/targets;
+# the loader also checks that the manifest's Dockerfile is there.
+RUN for d in targets/*/; do \
+      if [ -f "$d/target.yaml" ]; then mkdir -p "/out/$d" && cp "$d/target.yaml" "$d/Dockerfile" "/out/$d"; fi; \
+    done
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/manager /out/gauntlet /
+COPY --from=build /out/targets /targets
 USER 65532:65532
 ENTRYPOINT ["/manager"]
