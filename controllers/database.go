@@ -64,8 +64,13 @@ func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.R
 // or "" when the Cluster is healthy and the Pooler's pods are available.
 func (r *BenchmarkRunReconciler) databaseWaiting(ctx context.Context, run *benchv1.BenchmarkRun, direct bool) (string, error) {
 	cluster := &cnpgv1.Cluster{}
-	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: specs.ClusterName(run)}, cluster); err != nil {
-		return "", client.IgnoreNotFound(err)
+	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: specs.ClusterName(run)}, cluster)
+	if apierrors.IsNotFound(err) {
+		// Just created, not in the informer cache yet: waiting, never "healthy".
+		return fmt.Sprintf("CloudNativePG Cluster %s: not observed yet", specs.ClusterName(run)), nil
+	}
+	if err != nil {
+		return "", err
 	}
 	ready := meta.IsStatusConditionTrue(cluster.Status.Conditions, string(cnpgv1.ConditionClusterReady))
 	if cluster.Status.Phase != cnpgv1.PhaseHealthy || !ready || cluster.Status.ReadyInstances < cluster.Spec.Instances {
@@ -86,7 +91,7 @@ func (r *BenchmarkRunReconciler) databaseWaiting(ctx context.Context, run *bench
 	// CloudNativePG runs PgBouncer as a Deployment named after the Pooler.
 	pooler := specs.DatabasePooler(run)
 	dep := &appsv1.Deployment{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pooler.Name}, dep)
+	err = r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pooler.Name}, dep)
 	if apierrors.IsNotFound(err) {
 		return fmt.Sprintf("Pooler %s: CloudNativePG has not created its Deployment yet", pooler.Name), nil
 	}

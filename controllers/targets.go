@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -34,8 +35,14 @@ func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Re
 			return ctrl.Result{}, err
 		}
 		dep := &appsv1.Deployment{}
-		if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: specs.TargetName(run, t.Name)}, dep); err != nil {
-			return ctrl.Result{}, client.IgnoreNotFound(err)
+		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: specs.TargetName(run, t.Name)}, dep)
+		if apierrors.IsNotFound(err) {
+			// Just created, not in the informer cache yet: it counts as not available.
+			waiting = append(waiting, t.Name+" (not observed yet)")
+			continue
+		}
+		if err != nil {
+			return ctrl.Result{}, err
 		}
 		ready := dep.Status.ObservedGeneration >= dep.Generation && dep.Status.AvailableReplicas >= 1
 		targetStatus(run, t.Name).Ready = ready
