@@ -26,25 +26,6 @@ type process struct {
 	stop func()
 }
 
-func startPrometheus() (*process, error) {
-	root := testenv.Root()
-	out, err := exec.Command(filepath.Join(root, "hack", "prometheus.sh")).Output()
-	if err != nil {
-		return nil, fmt.Errorf("hack/prometheus.sh: %w", err)
-	}
-	dir, err := os.MkdirTemp("", "gauntlet-controllers-prometheus-")
-	if err != nil {
-		return nil, err
-	}
-	config := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(config, []byte("global: {}\n"), 0o644); err != nil {
-		return nil, err
-	}
-	return startProcess(dir, "/-/ready", []string{strings.TrimSpace(string(out)), "--config.file=" + config,
-		"--storage.tsdb.path=" + filepath.Join(dir, "data"), "--web.enable-remote-write-receiver",
-		"--enable-feature=native-histograms"}, "--web.listen-address=%s", nil)
-}
-
 func startGoTarget() (*process, error) {
 	root := testenv.Root()
 	dir := filepath.Join(root, "targets", "go-nethttp")

@@ -27,6 +27,7 @@ import (
 
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testprom"
 )
 
 // k6Outcome scripts a TestRun instead of running k6: an error stage, or runners exiting
@@ -156,7 +157,7 @@ func (w *world) cadvisor(ctx context.Context) {
 	var deps appsv1.DeploymentList
 	_ = w.c.List(ctx, &deps, client.MatchingLabels{specs.LabelName: specs.AppTarget})
 	now := time.Now()
-	var samples []sample
+	var samples []testprom.Series
 	for _, d := range deps.Items {
 		if d.Status.AvailableReplicas == 0 {
 			continue
@@ -164,11 +165,12 @@ func (w *world) cadvisor(ctx context.Context) {
 		labels := func(name string) map[string]string {
 			return map[string]string{"__name__": name, "namespace": d.Namespace, "pod": d.Name + "-5d8f7c9b6d-q7x2z", "container": "target"}
 		}
-		samples = append(samples, sample{labels("container_cpu_usage_seconds_total"), now, cpuSeconds},
-			sample{labels("container_memory_working_set_bytes"), now, rssBytes})
+		samples = append(samples,
+			testprom.Series{Labels: labels("container_cpu_usage_seconds_total"), Samples: []testprom.Sample{{At: now, V: cpuSeconds}}},
+			testprom.Series{Labels: labels("container_memory_working_set_bytes"), Samples: []testprom.Sample{{At: now, V: rssBytes}}})
 	}
 	if len(samples) > 0 {
-		_ = pushSamples(w.promURL, samples)
+		_ = testprom.Push(w.promURL, samples)
 	}
 }
 

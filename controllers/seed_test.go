@@ -88,7 +88,7 @@ func TestSeed001Succeeds(t *testing.T) {
 		t.Fatalf("progress %q, trials %+v", got.Status.Progress, got.Status.Trials)
 	}
 
-	reader, _ := metrics.NewReader(prom.url)
+	reader, _ := metrics.NewReader(prom.URL)
 	reader.ScrapeInterval = time.Second
 	for _, tr := range got.Status.Trials {
 		if tr.Phase != benchv1.TrialSucceeded || tr.Result == nil || tr.TestRun != specs.TrialName(got, tr.Name) {

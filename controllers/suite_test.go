@@ -25,11 +25,12 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
+	"github.com/gauntlet-bench/gauntlet/internal/testprom"
 )
 
 var (
 	env      *testenv.Env
-	prom     *process
+	prom     *testprom.Server
 	target   *process
 	fakes    *world
 	urlsMu   sync.Mutex
@@ -67,10 +68,10 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	defer env.Stop()
-	if prom, err = startPrometheus(); err != nil {
+	if prom, err = testprom.Start(root); err != nil {
 		return fail(err)
 	}
-	defer prom.stop()
+	defer prom.Stop()
 	if target, err = startGoTarget(); err != nil {
 		return fail(err)
 	}
@@ -86,7 +87,7 @@ func run(m *testing.M) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	fakes = newWorld(env.Client, k6Binary)
-	fakes.promURL, fakes.targetPID = prom.url, target.pid
+	fakes.promURL, fakes.targetPID = prom.URL, target.pid
 	go fakes.loop(ctx)
 	stop, err := startManager(env.Config, []string{"default"}, nil)
 	if err != nil {
@@ -102,8 +103,8 @@ func run(m *testing.M) int {
 // newReconciler is the reconciler as cmd/manager wires it, pointed at the local services.
 func newReconciler(mgr ctrl.Manager) *BenchmarkRunReconciler {
 	cfg := specs.NewConfig(mapValues(presets))
-	cfg.PrometheusRemoteWriteURL = prom.url + "/api/v1/write"
-	reader, _ := metrics.NewReader(prom.url)
+	cfg.PrometheusRemoteWriteURL = prom.URL + "/api/v1/write"
+	reader, _ := metrics.NewReader(prom.URL)
 	reader.ScrapeInterval = time.Second
 	return &BenchmarkRunReconciler{
 		Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gauntlet"),

@@ -39,10 +39,9 @@ type PgBouncerOptions struct {
 type PgBouncer struct {
 	Port     int
 	PoolMode string
-	Dir      string
+	daemon
 
-	pg   *Postgres
-	proc *Process
+	pg *Postgres
 }
 
 // managedPoolerSettings are written by StartPgBouncer itself.
@@ -184,27 +183,8 @@ func (b *PgBouncer) DSN() string {
 	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", BenchUser, b.pg.Password, b.Port, BenchDatabase)
 }
 
-// Pid is PgBouncer's process id (also its process group).
-func (b *PgBouncer) Pid() int {
-	if b.proc == nil {
-		return 0
-	}
-	return b.proc.Pid()
-}
-
 // Stop shuts PgBouncer down (SIGINT: safe shutdown, which exits 0 once server connections
 // are idle; SIGTERM would exit 1) and removes its folder.
 func (b *PgBouncer) Stop() error {
-	var err error
-	if b.proc != nil {
-		err = b.proc.Stop(syscall.SIGINT, 10*time.Second)
-		b.proc = nil
-	}
-	if b.Dir != "" {
-		if rmErr := os.RemoveAll(b.Dir); rmErr != nil && err == nil {
-			err = rmErr
-		}
-		b.Dir = ""
-	}
-	return err
+	return b.stop(syscall.SIGINT, 10*time.Second)
 }

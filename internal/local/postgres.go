@@ -63,10 +63,9 @@ type PostgresOptions struct {
 type Postgres struct {
 	Port     int
 	Password string // the bench user's
-	Dir      string // data and socket live here; removed by Stop
+	daemon          // Dir holds the data and the socket
 
 	adminPassword string
-	proc          *Process
 }
 
 var settingName = regexp.MustCompile(`^[a-z][a-z0-9_.]*$`)
@@ -298,29 +297,10 @@ func (pg *Postgres) adminDSN(db string) string {
 	return fmt.Sprintf("postgres://%s:%s@127.0.0.1:%d/%s?sslmode=disable", adminUser, pg.adminPassword, pg.Port, db)
 }
 
-// Pid is the postmaster's process id (also its process group).
-func (pg *Postgres) Pid() int {
-	if pg.proc == nil {
-		return 0
-	}
-	return pg.proc.Pid()
-}
-
 // Stop shuts the server down (fast shutdown: SIGINT disconnects clients and checkpoints)
 // and removes its folder. Safe to call twice.
 func (pg *Postgres) Stop() error {
-	var err error
-	if pg.proc != nil {
-		err = pg.proc.Stop(syscall.SIGINT, 30*time.Second)
-		pg.proc = nil
-	}
-	if pg.Dir != "" {
-		if rmErr := os.RemoveAll(pg.Dir); rmErr != nil && err == nil {
-			err = rmErr
-		}
-		pg.Dir = ""
-	}
-	return err
+	return pg.stop(syscall.SIGINT, 30*time.Second)
 }
 
 func randomSecret() string {

@@ -30,7 +30,7 @@ func (c cadvisorPod) series(start time.Time, scrape time.Duration) []series {
 			"id": "/kubepods/pod-" + c.pod + "/" + c.container, "image": "registry.local/" + c.container + ":1",
 			"job": "kubelet", "metrics_path": "/metrics/cadvisor", "instance": "10.0.0.5:10250", "node": "amd-1"}
 	}
-	cpu, mem := series{labels: labels(cpuSeconds)}, series{labels: labels(workingSet)}
+	cpu, mem := series{Labels: labels(cpuSeconds)}, series{Labels: labels(workingSet)}
 	used := 1000.0 // CPU seconds the container used before this excerpt
 	for i := -4; i <= len(c.cpu)+4; i++ {
 		at := start.Add(time.Duration(i) * scrape)
@@ -49,8 +49,8 @@ func (c cadvisorPod) series(start time.Time, scrape time.Duration) []series {
 		} else if i >= 0 {
 			bytes = c.mem[i]
 		}
-		cpu.samples = append(cpu.samples, sample{at, used})
-		mem.samples = append(mem.samples, sample{at, bytes})
+		cpu.Samples = append(cpu.Samples, sample{At: at, V: used})
+		mem.Samples = append(mem.Samples, sample{At: at, V: bytes})
 	}
 	return []series{cpu, mem}
 }

@@ -139,11 +139,11 @@ func cadvisorSteady(namespace, pod string, cores, bytes float64, start, end time
 	labels := func(name string) map[string]string {
 		return map[string]string{"__name__": name, "namespace": namespace, "pod": pod, "container": "app"}
 	}
-	cpu, mem := series{labels: labels(cpuSeconds)}, series{labels: labels(workingSet)}
+	cpu, mem := series{Labels: labels(cpuSeconds)}, series{Labels: labels(workingSet)}
 	first := start.Truncate(step).Add(-3 * step)
 	for at := first; !at.After(end.Add(3 * step)); at = at.Add(step) {
-		cpu.samples = append(cpu.samples, sample{at, 50 + cores*at.Sub(first).Seconds()})
-		mem.samples = append(mem.samples, sample{at, bytes})
+		cpu.Samples = append(cpu.Samples, sample{At: at, V: 50 + cores*at.Sub(first).Seconds()})
+		mem.Samples = append(mem.Samples, sample{At: at, V: bytes})
 	}
 	return []series{cpu, mem}
 }

@@ -1,53 +1,52 @@
-package metrics
+package testprom
 
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"sort"
-	"testing"
 	"time"
 )
 
-// The cAdvisor tests feed Prometheus the way a cluster's samples can arrive: a remote-write
-// 1.0 push (protobuf WriteRequest, snappy block). The encoding is small enough to write
-// here with the standard library, so the tests need no Prometheus module.
+// A remote-write 1.0 push (protobuf WriteRequest, snappy block) is small enough to encode
+// with the standard library, so tests need no Prometheus module.
 
-// series is one time series to push: its labels (with __name__) and its samples.
-type series struct {
-	labels  map[string]string
-	samples []sample
+// Series is one time series: its labels (with __name__) and its samples.
+type Series struct {
+	Labels  map[string]string
+	Samples []Sample
 }
 
-type sample struct {
-	at time.Time
-	v  float64
+// Sample is one value at one time.
+type Sample struct {
+	At time.Time
+	V  float64
 }
 
-// pushSeries sends the series to the Prometheus under test and fails on any refusal.
-func pushSeries(t *testing.T, all []series) {
-	t.Helper()
+// Push sends the series to Prometheus at url; a refusal is an error with its body.
+func Push(url string, all []Series) error {
 	var req []byte
 	for _, s := range all {
 		req = appendBytes(req, 1, encodeSeries(s)) // WriteRequest.timeseries = 1
 	}
-	resp, err := http.Post(promURL+"/api/v1/write", "application/x-protobuf", bytes.NewReader(snappyLiterals(req)))
+	resp, err := http.Post(url+"/api/v1/write", "application/x-protobuf", bytes.NewReader(snappyLiterals(req)))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode/100 != 2 {
-		t.Fatalf("remote write: %s: %s", resp.Status, body)
+	if body, _ := io.ReadAll(resp.Body); resp.StatusCode/100 != 2 {
+		return fmt.Errorf("remote write: %s: %s", resp.Status, body)
 	}
+	return nil
 }
 
 // encodeSeries is a prometheus.TimeSeries: labels = 1 (sorted by name), samples = 2.
-func encodeSeries(s series) []byte {
-	names := make([]string, 0, len(s.labels))
-	for n := range s.labels {
+func encodeSeries(s Series) []byte {
+	names := make([]string, 0, len(s.Labels))
+	for n := range s.Labels {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -55,15 +54,15 @@ func encodeSeries(s series) []byte {
 	for _, n := range names {
 		var l []byte
 		l = appendBytes(l, 1, []byte(n))
-		l = appendBytes(l, 2, []byte(s.labels[n]))
+		l = appendBytes(l, 2, []byte(s.Labels[n]))
 		b = appendBytes(b, 1, l)
 	}
-	for _, p := range s.samples {
+	for _, p := range s.Samples {
 		var sm []byte
 		sm = binary.AppendUvarint(sm, 1<<3|1) // value = 1, fixed64
-		sm = binary.LittleEndian.AppendUint64(sm, math.Float64bits(p.v))
+		sm = binary.LittleEndian.AppendUint64(sm, math.Float64bits(p.V))
 		sm = binary.AppendUvarint(sm, 2<<3|0) // timestamp = 2, varint (ms)
-		sm = binary.AppendUvarint(sm, uint64(p.at.UnixMilli()))
+		sm = binary.AppendUvarint(sm, uint64(p.At.UnixMilli()))
 		b = appendBytes(b, 2, sm)
 	}
 	return b
