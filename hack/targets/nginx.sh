@@ -9,22 +9,7 @@ dir=${1:?usage: hack/targets/nginx.sh TARGET_DIR}
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 lock="${dir}/debian.lock"
 [[ -f "${dir}/nginx.conf.in" ]] || { echo "hack/targets/nginx.sh: ${dir}/nginx.conf.in not found" >&2; exit 1; }
-[[ -f "${lock}" ]] || { echo "hack/targets/nginx.sh: ${lock} not found" >&2; exit 1; }
-
-names=() patterns=()
-while read -r name pattern _; do
-  [[ -z "${name}" || "${name}" == \#* ]] && continue
-  names+=("${name}") patterns+=("${pattern}")
-done < "${lock}"
-"${root}/hack/apt.sh" "${names[@]}"
-for i in "${!names[@]}"; do
-  version=$(dpkg-query -W -f='${Version}' "${names[i]}")
-  # shellcheck disable=SC2053  # the pattern is a glob on purpose
-  [[ "${version}" == ${patterns[i]} ]] || {
-    echo "hack/targets/nginx.sh: ${names[i]} ${version} does not match ${patterns[i]} (${lock})" >&2
-    exit 1
-  }
-done
+"${root}/hack/targets/debian-lock.sh" "${lock}"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "${tmp}"' EXIT
