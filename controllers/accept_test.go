@@ -9,6 +9,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -46,8 +47,17 @@ func TestAcceptedRecordsGenerationAndCondition(t *testing.T) {
 	}
 
 	// Once objects exist (startedAt), the API server refuses spec changes.
-	got.Spec.Load.Repetitions = 5
-	if err := env.Client.Update(ctx, got); err == nil || !strings.Contains(err.Error(), "immutable") {
+	// The controller writes the object meanwhile (status, finalizer): retry conflicts on a fresh
+	// copy, so what is judged is the spec change itself.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		fresh := &benchv1.BenchmarkRun{}
+		if err := env.Client.Get(ctx, client.ObjectKeyFromObject(run), fresh); err != nil {
+			return err
+		}
+		fresh.Spec.Load.Repetitions = 5
+		return env.Client.Update(ctx, fresh)
+	})
+	if err == nil || !strings.Contains(err.Error(), "immutable") {
 		t.Errorf("spec update after start: %v, want refused as immutable", err)
 	}
 
