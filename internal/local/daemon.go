@@ -1,6 +1,8 @@
 package local
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -35,4 +37,25 @@ func (d *daemon) stop(sig syscall.Signal, timeout time.Duration) error {
 		d.Dir = ""
 	}
 	return err
+}
+
+// waitReady polls probe until it succeeds; it fails at once, with the log tail, when the
+// process exits, and after timeout with the probe's last error.
+func (d *daemon) waitReady(ctx context.Context, name string, timeout time.Duration, probe func(context.Context) error) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-d.proc.Done():
+			return fmt.Errorf("%s exited while starting (%v)\n%s", name, d.proc.ExitErr(), indent(d.proc.Tail()))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if last = probe(ctx); last == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s not ready within %s: %v\n%s", name, timeout, last, indent(d.proc.Tail()))
 }

@@ -147,22 +147,7 @@ func pgbouncerBinary(binary string) (string, error) {
 
 // waitReady polls until a query goes through the pooler to PostgreSQL.
 func (b *PgBouncer) waitReady(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	var last error
-	for time.Now().Before(deadline) {
-		select {
-		case <-b.proc.Done():
-			return fmt.Errorf("pgbouncer exited while starting (%v)\n%s", b.proc.ExitErr(), indent(b.proc.Tail()))
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
-		if last = b.ping(ctx); last == nil {
-			return nil
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("pgbouncer not ready within %s: %v\n%s", timeout, last, indent(b.proc.Tail()))
+	return b.daemon.waitReady(ctx, "pgbouncer", timeout, b.ping)
 }
 
 func (b *PgBouncer) ping(ctx context.Context) error {

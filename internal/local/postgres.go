@@ -218,25 +218,13 @@ func postgresParameters(in map[string]string) (map[string]string, error) {
 
 // waitReady polls until the server accepts the admin user, or fails with the server's log.
 func (pg *Postgres) waitReady(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	var last error
-	for time.Now().Before(deadline) {
-		select {
-		case <-pg.proc.Done():
-			return fmt.Errorf("postgres exited while starting (%v)\n%s", pg.proc.ExitErr(), indent(pg.proc.Tail()))
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
+	return pg.daemon.waitReady(ctx, "postgres", timeout, func(ctx context.Context) error {
 		c, err := pg.connect(ctx, pg.adminDSN("postgres"))
 		if err == nil {
 			c.Close(ctx)
-			return nil
 		}
-		last = err
-		time.Sleep(100 * time.Millisecond)
-	}
-	return fmt.Errorf("postgres not ready within %s: %v\n%s", timeout, last, indent(pg.proc.Tail()))
+		return err
+	})
 }
 
 func (pg *Postgres) connect(ctx context.Context, dsn string) (*pgx.Conn, error) {
