@@ -3,14 +3,12 @@
 package local
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/user"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -190,30 +188,9 @@ func waitGroupEmpty(pgid int, timeout time.Duration) []int {
 // GroupMembers lists the live (not zombie) processes of a process group, read from /proc:
 // zombies cannot be signalled away, and their reaping is not ours once they are reparented.
 func GroupMembers(pgid int) []int {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
 	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// Fields after the command name (which may hold spaces): state ppid pgrp ...
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		if g, _ := strconv.Atoi(f[2]); g == pgid {
+	for pid, p := range Procs() {
+		if p.Live() && p.PGID == pgid {
 			pids = append(pids, pid)
 		}
 	}

@@ -39,7 +39,7 @@ func TestScaleLoad(t *testing.T) {
 
 func TestParseStatAndPSS(t *testing.T) {
 	info, err := parseStat([]byte("42 (a (weird) name) S 7 42 42 0 -1 4194560 100 0 0 0 150 25 0 0 20 0 1 0 5 0 0"))
-	if err != nil || info.ppid != 7 || info.ticks != 175 {
+	if err != nil || info.PPID != 7 || info.PGID != 42 || info.State != "S" || info.Ticks != 175 {
 		t.Errorf("parseStat: %+v, %v", info, err)
 	}
 	kb, err := parsePSS(strings.NewReader("55d0-7ffd ---p 00000000 00:00 0 [rollup]\nRss:  2048 kB\nPss:  1536 kB\nPss_Anon: 1 kB\n"))

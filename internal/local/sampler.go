@@ -2,7 +2,6 @@ package local
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -23,12 +22,6 @@ type Usage struct {
 	CPUMillicores, CPUPeakMillicores int64
 	MemoryBytes, MemoryPeakBytes     int64
 	Samples                          int
-}
-
-// procInfo is one line of /proc/<pid>/stat: parent and CPU time in ticks.
-type procInfo struct {
-	ppid  int
-	ticks int64
 }
 
 // SampleTree samples the tree rooted at pid from start to end, every interval, and returns
@@ -88,10 +81,10 @@ func SampleTree(pid int, start, end time.Time, every time.Duration, stop <-chan 
 
 // treeTicks is the CPU time of pid and every descendant, by pid.
 func treeTicks(root int) map[int]int64 {
-	all := readProcs()
+	all := Procs()
 	children := map[int][]int{}
 	for p, info := range all {
-		children[info.ppid] = append(children[info.ppid], p)
+		children[info.PPID] = append(children[info.PPID], p)
 	}
 	out := map[int]int64{}
 	queue := []int{root}
@@ -102,53 +95,10 @@ func treeTicks(root int) map[int]int64 {
 		if !ok {
 			continue
 		}
-		out[p] = info.ticks
+		out[p] = info.Ticks
 		queue = append(queue, children[p]...)
 	}
 	return out
-}
-
-// readProcs reads every live process's parent and CPU time from /proc.
-func readProcs() map[int]procInfo {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return nil
-	}
-	out := make(map[int]procInfo, len(entries))
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		data, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // exited meanwhile
-		}
-		if info, err := parseStat(data); err == nil {
-			out[pid] = info
-		}
-	}
-	return out
-}
-
-// parseStat reads ppid (field 4) and utime + stime (fields 14, 15) of proc(5)'s stat line;
-// fields are counted from the command name's closing parenthesis, since it may hold spaces.
-func parseStat(stat []byte) (procInfo, error) {
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return procInfo{}, fmt.Errorf("stat: no command name")
-	}
-	f := strings.Fields(string(stat[i+1:]))
-	if len(f) < 13 {
-		return procInfo{}, fmt.Errorf("stat: %d fields after the command name", len(f))
-	}
-	ppid, err1 := strconv.Atoi(f[1])
-	utime, err2 := strconv.ParseInt(f[11], 10, 64)
-	stime, err3 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return procInfo{}, fmt.Errorf("stat: malformed numbers")
-	}
-	return procInfo{ppid: ppid, ticks: utime + stime}, nil
 }
 
 // treePSS sums the proportional set size of the processes: shared pages (nginx workers,

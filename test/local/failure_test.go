@@ -10,6 +10,7 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/local"
 )
 
 // Ctrl-C in the middle of a run with PostgreSQL and PgBouncer up: every process stops, the
@@ -135,18 +136,8 @@ func hasCondition(st benchv1.BenchmarkRunStatus, typ, status, reason string) boo
 // descendant finds a process under root whose command line contains name.
 func descendant(root int, name string) int {
 	parents := map[int]int{}
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		parents[pid], _ = strconv.Atoi(f[1])
+	for pid, p := range local.Procs() {
+		parents[pid] = p.PPID
 	}
 	for pid := range parents {
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))

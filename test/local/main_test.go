@@ -144,23 +144,9 @@ func assertNoLeftovers(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		left = left[:0]
-		entries, _ := os.ReadDir("/proc")
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-			if err != nil {
-				continue
-			}
-			i := bytes.LastIndexByte(stat, ')')
-			f := strings.Fields(string(stat[i+1:]))
-			if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
-				continue
-			}
-			if ppid, _ := strconv.Atoi(f[1]); ppid == os.Getpid() {
-				cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		for pid, p := range local.Procs() {
+			if p.Live() && p.PPID == os.Getpid() {
+				cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 				left = append(left, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 			}
 		}
