@@ -252,15 +252,58 @@ func searchableBy(acct *Account, dir string) error {
 	}
 }
 
-// executableBy checks that acct may read and run the file (nil acct: nothing to check).
-func executableBy(acct *Account, file string) error {
+// runnableBy checks that acct may run program (argv[0] as started in dir: a path, or a name
+// looked up on PATH) and, through its symlinks, the file it resolves to: a venv's python
+// may point into root's home (pyenv). nil acct: nothing to check.
+func runnableBy(acct *Account, dir, program string) error {
 	if acct == nil {
 		return nil
 	}
-	if err := searchableBy(acct, filepath.Dir(file)); err != nil {
+	path := program
+	switch {
+	case !strings.Contains(program, "/"):
+		found, err := exec.LookPath(program)
+		if err != nil {
+			return err
+		}
+		path = found
+	case !filepath.IsAbs(program):
+		path = filepath.Join(dir, program)
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
 		return err
 	}
-	return permittedTo(acct, file, 0o5)
+	for _, f := range []string{path, real} {
+		if err := searchableBy(acct, filepath.Dir(f)); err != nil {
+			return fmt.Errorf("%s: %w", program, err)
+		}
+		if err := permittedTo(acct, f, 0o5); err != nil {
+			return fmt.Errorf("%s: %w", program, err)
+		}
+	}
+	// A script's interpreter (.venv/bin/gunicorn starts .venv/bin/python) must be runnable too.
+	if interp := shebang(real); interp != "" && interp != program {
+		return runnableBy(acct, dir, interp)
+	}
+	return nil
+}
+
+// shebang is the interpreter path of a "#!" script, or "".
+func shebang(file string) string {
+	f, err := os.Open(file)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, _ := io.ReadFull(f, head)
+	line, _, _ := strings.Cut(string(head[:n]), "\n")
+	rest, ok := strings.CutPrefix(line, "#!")
+	if fields := strings.Fields(rest); ok && len(fields) > 0 && filepath.IsAbs(fields[0]) {
+		return fields[0]
+	}
+	return ""
 }
 
 // permittedTo checks the rwx bits (want, as in 0o5) that apply to acct on path.

@@ -54,7 +54,7 @@ func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 	if p.Local.Unsupported != "" {
 		return fmt.Errorf("target %s is not supported on this machine: %s", p.Name, p.Local.Unsupported)
 	}
-	if os.Geteuid() == 0 { // targets will run as TargetUser: make sure it exists
+	if _, err := targetAccount(); err != nil { // root without TargetUser yet: create it
 		if err := run(Spec{Name: "hack/local-user.sh", Argv: []string{"bash", filepath.Join(repoRoot, "hack", "local-user.sh")},
 			Dir: repoRoot, Env: os.Environ()}, time.Minute); err != nil {
 			return err
@@ -147,9 +147,9 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 			return nil, fmt.Errorf("target %s: %s not found in %s; run its install script (bash %s %s)",
 				p.Name, argv[0], p.Dir, p.Local.Install, p.Dir)
 		}
-		if err := executableBy(acct, filepath.Join(p.Dir, argv[0])); err != nil {
-			return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
-		}
+	}
+	if err := runnableBy(acct, p.Dir, argv[0]); err != nil {
+		return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
 	}
 	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, RunAs: acct, LogFile: opts.LogFile}); err != nil {
 		return nil, err
