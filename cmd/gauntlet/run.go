@@ -45,7 +45,7 @@ func newRunCmd() *cobra.Command {
 			"target env that loads code (deny-list: LD_*, DYLD_*, NODE_OPTIONS, NODE_PATH, PYTHONPATH,\n" +
 			"PYTHONSTARTUP, PYTHONHOME, PYTHONINSPECT, PERL5OPT, BASH_ENV, ENV, GUNICORN_CMD_ARGS, PATH\n" +
 			"and the like; GODEBUG and other tuning knobs stay allowed) and HOST. Targets listen on\n" +
-			"127.0.0.1 only; started as root, they run as the unprivileged user gauntlet\n" +
+			"127.0.0.1 only; started as root, they run as the unprivileged user " + local.TargetUser + "\n" +
 			"(hack/local-user.sh creates it), PostgreSQL and PgBouncer as postgres.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -23,3 +23,19 @@ func TestPickDocument(t *testing.T) {
 		t.Fatalf("single: %v", err)
 	}
 }
+
+// --allow-unsafe is in `gauntlet run --help`, saying what it lets through.
+func TestRunHelpListsAllowUnsafe(t *testing.T) {
+	cmd := newRunCmd()
+	var out strings.Builder
+	cmd.SetOut(&out)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--allow-unsafe", "archive_command", "LD_PRELOAD", "NODE_OPTIONS", "allow-list", "127.0.0.1", "gauntlet-target"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("run --help does not mention %q:\n%s", want, out.String())
+		}
+	}
+}
