@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -61,6 +62,10 @@ func newRunCmd() *cobra.Command {
 				return err
 			}
 			if changed != "" {
+				// The flags must not make a spec the schema refuses (a duration past its bound).
+				if err := revalidate(cmd.Context(), run, changed); err != nil {
+					return err
+				}
 				if run.Annotations == nil {
 					run.Annotations = map[string]string{}
 				}
@@ -164,6 +169,24 @@ func loadRun(ctx context.Context, cmd *cobra.Command, file, name string) (*bench
 		run.Name = run.GenerateName + time.Now().Format("150405")
 	}
 	return run, nil
+}
+
+// revalidate checks the run again after the command-line overrides changed its spec.
+func revalidate(ctx context.Context, run *benchv1.BenchmarkRun, changed string) error {
+	v, err := validation.New()
+	if err != nil {
+		return err
+	}
+	obj := run.DeepCopy()
+	obj.APIVersion, obj.Kind = benchv1.GroupVersion.String(), "BenchmarkRun"
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if d := v.Validate(ctx, raw); len(d.Errors) > 0 {
+		return fmt.Errorf("the spec with %s (from the command line) is invalid: %v", changed, d.Errors.ToAggregate())
+	}
+	return nil
 }
 
 // pick is the document named name, or the only one.
