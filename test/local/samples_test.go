@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/local"
 )
 
 // A sample document carries its own shortening for this tier in comments, so a reader of the
@@ -123,6 +124,7 @@ func TestSamples(t *testing.T) {
 			if code != 0 || run.Status.Phase != benchv1.PhaseSucceeded {
 				t.Fatalf("exit %d, phase %s; want 0 and Succeeded:\n%s", code, run.Status.Phase, c.stdout)
 			}
+			keepForReproductions(t, c, rel, d)
 			checkSampleRows(t, d, run)
 		})
 	}
@@ -151,5 +153,30 @@ func checkSampleRows(t *testing.T, d sampleDoc, run *benchv1.BenchmarkRun) {
 		if got := r.ErrorRatePPM.Median > 0; got != want {
 			t.Errorf("%s: error rate %d ppm; the sample expects errors only on %v", row, r.ErrorRatePPM.Median, d.errTargets)
 		}
+	}
+}
+
+// keepForReproductions copies the run's status.yaml and the command that made it under
+// $GAUNTLET_SAMPLES_OUT/<document>/, where `make reproductions` reads them.
+func keepForReproductions(t *testing.T, c *cli, rel string, d sampleDoc) {
+	t.Helper()
+	out := os.Getenv("GAUNTLET_SAMPLES_OUT")
+	if out == "" {
+		return
+	}
+	dir := filepath.Join(out, d.name)
+	status, err := os.ReadFile(filepath.Join(c.out, local.StatusFile))
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, local.StatusFile), status, 0o644)
+	}
+	if err == nil {
+		cmd := strings.Join(append([]string{"bin/gauntlet run --local -f", rel, "--name", d.name}, d.args...), " ")
+		err = os.WriteFile(filepath.Join(dir, "command.txt"), []byte(cmd+"\n"), 0o644)
+	}
+	if err != nil {
+		t.Errorf("keeping the results for make reproductions: %v", err)
 	}
 }
