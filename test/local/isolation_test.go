@@ -12,7 +12,7 @@ import (
 )
 
 // While a run is up (PostgreSQL, PgBouncer and two targets, a compiled one and a Python one
-// behind gunicorn), every socket its processes listen on is on 127.0.0.1, none on 0.0.0.0 or
+// on uvicorn), every socket its processes listen on is on 127.0.0.1, none on 0.0.0.0 or
 // ::; run as root, the targets' processes are not root, PostgreSQL's and PgBouncer's neither.
 func TestRunListensOnLoopbackOnlyAndDropsRoot(t *testing.T) {
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
@@ -21,12 +21,16 @@ metadata: {name: isolated}
 spec:
   targets:
   - {name: go, preset: go-nethttp}
-  - {name: flask, preset: python-flask}
+  - {name: fastapi, preset: python-fastapi}
   database: {pooler: {poolMode: session}}
   scenarios: [{name: db, workload: db-ping}]
   load: {rates: [50], warmup: 1s, duration: 4s, repetitions: 1}
 `, nil)
-	c.waitFor(t, "flask passed verification", 10*time.Minute)
+	// Trials start once both targets passed verification; they stay up until the run ends.
+	c.waitFor(t, "trial 1/", 10*time.Minute)
+	if !strings.Contains(c.stderr.String(), "fastapi passed verification") || !strings.Contains(c.stderr.String(), "go passed verification") {
+		t.Fatalf("a target did not pass verification")
+	}
 
 	procs := descendants(c.cmd.Process.Pid)
 	ls, err := local.Listeners(procs)
@@ -56,7 +60,7 @@ spec:
 			switch {
 			case uid == 0 && !strings.Contains(cmd, "k6"):
 				t.Errorf("pid %d (%s) runs as root", pid, cmd)
-			case (strings.Contains(cmd, ".build/server") || strings.Contains(cmd, "gunicorn")) && strconv.Itoa(uid) != targetUser.Uid:
+			case (strings.Contains(cmd, ".build/server") || strings.Contains(cmd, "server.py")) && strconv.Itoa(uid) != targetUser.Uid:
 				t.Errorf("target pid %d (%s) runs as uid %d, want %s (%s)", pid, cmd, uid, local.TargetUser, targetUser.Uid)
 			}
 		}
