@@ -39,6 +39,7 @@ spec:
 	}
 	ports := map[uint16]bool{}
 	for _, l := range ls {
+		t.Logf("pid %d (%s, uid %d) listens on %s", l.PID, cmdline(l.PID), procUID(t, l.PID), l.Addr)
 		ports[l.Addr.Port()] = true
 		if !l.Addr.Addr().IsLoopback() || l.Addr.Addr().Is6() {
 			t.Errorf("pid %d (%s) listens on %s: want 127.0.0.1 only", l.PID, cmdline(l.PID), l.Addr)
