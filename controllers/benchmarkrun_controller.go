@@ -114,6 +114,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	for _, p := range phases {
 		if result, err = p(ctx, s); err != nil || !result.IsZero() {
+			if c := asConflict(err); c != nil {
+				return r.fail(s, c.condition, ReasonNameConflict, c.Error())
+			}
 			return result, err
 		}
 	}
