@@ -13,7 +13,7 @@ import (
 const (
 	// MaxTrials is the most trials a spec may plan: targets x scenarios x load points x
 	// repetitions.
-	MaxTrials = 400
+	MaxTrials = 200
 	// MaxMessageLength bounds a trial's message, a result row's message and the headline.
 	MaxMessageLength = 512
 	// MaxConditionMessageLength bounds a condition's message.

@@ -73,13 +73,13 @@ type BenchmarkRunStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
-	// +kubebuilder:validation:MaxItems=400
+	// +kubebuilder:validation:MaxItems=200
 	Trials []Trial `json:"trials,omitempty"`
 
 	// Results, one row per target x scenario x load point, aggregated over repetitions.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=400
+	// +kubebuilder:validation:MaxItems=200
 	Results []ResultRow `json:"results,omitempty"`
 }
 
