@@ -7,6 +7,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
@@ -41,7 +42,7 @@ func (r *BenchmarkRunReconciler) checkOwned(ctx context.Context, run *benchv1.Be
 	}
 	return &nameConflict{condition: conditionFor(want), msg: fmt.Sprintf(
 		"%s %s/%s already exists and is not this run's (it has %s); rename the run or remove the object",
-		kindOf(want), want.GetNamespace(), want.GetName(), owner)}
+		r.kindOf(want), want.GetNamespace(), want.GetName(), owner)}
 }
 
 // conditionFor is the step condition an object belongs to, from the builders' app label.
@@ -55,9 +56,9 @@ func conditionFor(obj client.Object) string {
 	return benchv1.ConditionComplete
 }
 
-func kindOf(obj client.Object) string {
-	if k := obj.GetObjectKind().GroupVersionKind().Kind; k != "" {
-		return k
+func (r *BenchmarkRunReconciler) kindOf(obj client.Object) string {
+	if gvk, err := apiutil.GVKForObject(obj, r.Scheme()); err == nil {
+		return gvk.Kind
 	}
 	return fmt.Sprintf("%T", obj)
 }
