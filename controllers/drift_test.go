@@ -59,7 +59,7 @@ func TestTargetDriftFailsTheTrial(t *testing.T) {
 			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != ReasonTargetDrift {
 				t.Fatalf("phase %s, Complete %+v", got.Status.Phase, cond)
 			}
-			for _, want := range []string{"trial go-ping-100-r1 failed", "Deployment " + name, c.says} {
+			for _, want := range []string{"trial go.ping.100.r1 failed", "Deployment " + name, c.says} {
 				if !strings.Contains(cond.Message, want) {
 					t.Errorf("message %q does not say %q", cond.Message, want)
 				}
