@@ -82,8 +82,13 @@ func newRunCmd() *cobra.Command {
 
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// The null responder is this binary's own subcommand: shipped wherever gauntlet is.
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("locating this binary for the null responder: %w", err)
+			}
 			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
-				OutDir: out, Progress: stderr, Live: isTerminal(stderr)})
+				OutDir: out, Progress: stderr, Live: isTerminal(stderr), NullResponder: []string{self, "null-responder"}})
 			if run.Status.StartedAt == nil {
 				return runErr // refused before anything started
 			}

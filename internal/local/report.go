@@ -13,15 +13,16 @@ import (
 
 // reportData is what report.html shows: the run, its rows and one set of charts per scenario.
 type reportData struct {
-	Run       *benchv1.BenchmarkRun
-	Scale     string
-	Rows      []reportRow
-	Scenarios []scenarioCharts
+	Run         *benchv1.BenchmarkRun
+	Scale       string
+	NoiseFactor int
+	Rows        []reportRow
+	Scenarios   []scenarioCharts
 }
 
 type reportRow struct {
 	benchv1.ResultRow
-	Load, RPS, P50, P90, P99, P999, Max, Errors, CPU, Memory, Validity string
+	Load, RPS, Source, P50, P90, P99, P999, Max, K6P50, K6P99, Floor, Errors, CPU, Memory, Validity string
 }
 
 type scenarioCharts struct {
@@ -31,13 +32,25 @@ type scenarioCharts struct {
 
 // Report renders report.html: a self-contained page with inline SVG charts.
 func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
-	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation]}
+	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation], NoiseFactor: results.NoiseFactor}
 	for _, r := range run.Status.Results {
-		d.Rows = append(d.Rows, reportRow{ResultRow: r, Load: LoadLabel(run.Spec.Load, r.LoadPoint),
-			RPS: FormatMilliRPS(r.AchievedMilliRPS.Median), P50: spread(r.P50Micros), P90: spread(r.P90Micros),
-			P99: spread(r.P99Micros), P999: spread(r.P999Micros), Max: spread(r.MaxMicros),
+		rec := []benchv1.Stat{r.P50Micros, r.P90Micros, r.P99Micros, r.P999Micros, r.MaxMicros}
+		if r.LatencySource == benchv1.LatencyWire && r.Wire != nil {
+			rec = []benchv1.Stat{r.Wire.P50Micros, r.Wire.P90Micros, r.Wire.P99Micros, r.Wire.P999Micros, r.Wire.MaxMicros}
+		}
+		row := reportRow{ResultRow: r, Load: LoadLabel(run.Spec.Load, r.LoadPoint),
+			RPS: FormatMilliRPS(r.AchievedMilliRPS.Median), Source: sourceLabel(r), P50: spread(rec[0]), P90: spread(rec[1]),
+			P99: spread(rec[2]), P999: spread(rec[3]), Max: spread(rec[4]),
+			K6P50: spread(r.P50Micros), K6P99: spread(r.P99Micros), Floor: "-",
 			Errors: FormatPPM(r.ErrorRatePPM.Median), CPU: statOr(r.CPUMillicores, FormatMillicores),
-			Memory: statOr(r.MemoryBytes, FormatBytes), Validity: validity(r)})
+			Memory: statOr(r.MemoryBytes, FormatBytes), Validity: validity(r)}
+		if k6IsFloor(r) {
+			row.K6P99 += " *"
+		}
+		if f := r.GeneratorFloor; f != nil {
+			row.Floor = results.FormatMicros(f.P50Micros.Median) + "–" + results.FormatMicros(f.P99Micros.Median)
+		}
+		d.Rows = append(d.Rows, row)
 	}
 	for _, s := range run.Spec.Scenarios {
 		if c, ok := chartsFor(run, s.Name); ok {
@@ -86,7 +99,8 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 
 	// Latency: a group per row, a bar per percentile, on a log scale (p50 and max differ by orders).
 	var cats []string
-	lat := []series{{Name: "p50"}, {Name: "p90"}, {Name: "p99"}, {Name: "p99.9"}, {Name: "max"}}
+	lat := []series{{Name: "p50"}, {Name: "p90"}, {Name: "p99"}, {Name: "p99.9"}, {Name: "max"}, {Name: "k6 p99"}}
+	var bands []band
 	cpu, mem := []series{{Name: "CPU (cores)"}}, []series{{Name: "memory (MiB, PSS)"}}
 	for _, r := range rows {
 		label := r.Target
@@ -97,13 +111,19 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 			label += " (invalid)"
 		}
 		cats = append(cats, label)
-		for i, v := range []int64{r.P50Micros.Median, r.P90Micros.Median, r.P99Micros.Median, r.P999Micros.Median, r.MaxMicros.Median} {
+		rec := results.Record(r)
+		for i, v := range []int64{rec[0], rec[1], rec[3], rec[4], rec[5], r.P99Micros.Median} {
 			lat[i].Values = append(lat[i].Values, float64(v))
 		}
+		bd := band{Lo: math.NaN(), Hi: math.NaN()}
+		if f := r.GeneratorFloor; f != nil {
+			bd = band{Lo: float64(f.P50Micros.Median), Hi: float64(f.P99Micros.Median)}
+		}
+		bands = append(bands, bd)
 		cpu[0].Values = append(cpu[0].Values, statValue(r.CPUMillicores, 1000))
 		mem[0].Values = append(mem[0].Values, statValue(r.MemoryBytes, 1<<20))
 	}
-	c.Latency = barChart(scenario+": latency percentiles (median of repetitions, log scale)", cats, lat, true, ms)
+	c.Latency = bandedBarChart(scenario+": latency of record (wire when captured) and k6's p99; grey: generator floor p50–p99 (log scale)", cats, lat, bands, true, ms)
 	c.CPU = barChart(scenario+": target CPU during the measured window (cores, mean)", cats, cpu, false, num)
 	c.Memory = barChart(scenario+": target memory (PSS of the process tree, MiB, mean)", cats, mem, false, num)
 
@@ -154,9 +174,11 @@ svg{display:block;margin:1em 0}
 {{.Run.Spec.Load.Repetitions}} repetition(s). Started {{.Run.Status.StartedAt}}, finished {{.Run.Status.FinishedAt}}.
 {{if .Scale}}<br><b>Load points scaled by {{.Scale}}</b> (--scale) to fit this machine.{{end}}</p>
 <h2>Results</h2>
-<p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.</p>
-<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th></tr>
-{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td></tr>
+<p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.
+p50…max are the latency of record: <b>wire</b> (the time from a request's first packet to its response's first packet on the target's port, no load generator in it) when every repetition was captured, else <b>k6</b> (the generator's timings). k6's own p50/p99 stand beside them; floor is k6's p50–p99 against the null responder at the same rate; * marks a k6 p99 under {{.NoiseFactor}}x the floor: the generator's, not the target's.
+{{with .Run.Status.Placement}}<br>CPUs: {{.Message}}{{end}}</p>
+<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>k6 p50</th><th>k6 p99</th><th>floor</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th></tr>
+{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.Source}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.K6P50}}</td><td>{{.K6P99}}</td><td>{{.Floor}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td></tr>
 {{end}}</table>
 {{range .Scenarios}}<h2>Scenario {{.Name}}</h2>
 {{.Latency}}{{.Throughput}}{{.CPU}}{{.Memory}}

@@ -36,6 +36,10 @@ type RunOptions struct {
 	Live bool
 	// Ports bounds the loopback ports of PostgreSQL, PgBouncer and the targets.
 	Ports PortRange
+	// NullResponder is the command serving the null responder, to which "--listen
+	// 127.0.0.1:PORT" is added (the CLI gives `gauntlet null-responder`); empty: no
+	// calibration trials, so no generator floor.
+	NullResponder []string
 }
 
 // ErrInterrupted is returned when ctx was cancelled (Ctrl-C): what was measured is written.
@@ -49,6 +53,9 @@ type runner struct {
 	targets  map[string]*targetState
 	services services
 	progress *progress
+	cpus     placement
+	null     *nullResponder // started at the first calibration trial
+	noWire   string         // why the wire capture is unavailable, once known
 }
 
 // PrepareRun checks what the local mode can run before anything starts: --scale applied,
@@ -56,6 +63,9 @@ type runner struct {
 func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64) ([]plan.Trial, map[string]*preset.Preset, error) {
 	spec := &run.Spec
 	for i, t := range spec.Targets {
+		if t.Name == plan.NullResponder {
+			return nil, nil, fmt.Errorf("spec.targets[%d].name: %q is reserved for the generator floor's null responder", i, t.Name)
+		}
 		if t.Image != "" {
 			return nil, nil, fmt.Errorf("spec.targets[%d].image: %q cannot run in the local mode (no container runtime here); use a preset, or run it on a cluster", i, t.Image)
 		}
@@ -96,7 +106,7 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64) ([]plan.T
 	if err != nil {
 		return nil, nil, err
 	}
-	return trials, presets, nil
+	return plan.WithCalibration(trials), presets, nil
 }
 
 // Run executes the run on this machine and writes its results folder. The returned run has
@@ -133,6 +143,10 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		st.Trials = append(st.Trials, t.Status())
 	}
 	st.Progress = results.Progress(st.Trials)
+	r.cpus, st.Placement = placeCPUs()
+	if len(opts.NullResponder) == 0 {
+		skipCalibration(st.Trials, "no null responder command given: no generator floor")
+	}
 	setCondition(run, benchv1.ConditionAccepted, true, "SpecAccepted", "validated with the CRD's schema and CEL rules; running locally")
 	setCondition(run, benchv1.ConditionReady, false, "Running", "")
 	r.progress = newProgress(out, opts.Live, run)
@@ -208,7 +222,7 @@ func (r *runner) stopAll() error {
 			ts.proc = nil
 		}
 	}
-	errs = append(errs, r.services.stop())
+	errs = append(errs, r.stopNullResponder(), r.services.stop())
 	return errors.Join(errs...)
 }
 

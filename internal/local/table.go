@@ -12,17 +12,24 @@ import (
 )
 
 // WriteTable prints the result rows for a terminal: medians over the repetitions, n, and
-// why a row cannot be trusted when it cannot.
+// why a row cannot be trusted when it cannot. P50..MAX are the latency of record (SRC says
+// whose: the wire or k6); k6's own p50/p99 and the generator floor stand beside them.
 func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tN\tRPS\tP50\tP90\tP99\tP99.9\tMAX\tERRORS\tCPU\tMEMORY\tVALID")
+	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tN\tRPS\tSRC\tP50\tP90\tP99\tP99.9\tMAX\tK6 P50\tK6 P99\tFLOOR P99\tERRORS\tCPU\tMEMORY\tVALID")
+	noise := false
 	for _, r := range run.Status.Results {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+		rec := results.Record(r)
+		k6p99 := results.FormatMicros(r.P99Micros.Median)
+		if k6IsFloor(r) {
+			k6p99, noise = k6p99+"*", true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint), r.Repetitions,
-			FormatMilliRPS(r.AchievedMilliRPS.Median),
-			results.FormatMicros(r.P50Micros.Median), results.FormatMicros(r.P90Micros.Median),
-			results.FormatMicros(r.P99Micros.Median), results.FormatMicros(r.P999Micros.Median),
-			results.FormatMicros(r.MaxMicros.Median), FormatPPM(r.ErrorRatePPM.Median),
+			FormatMilliRPS(r.AchievedMilliRPS.Median), sourceLabel(r),
+			results.FormatMicros(rec[0]), results.FormatMicros(rec[1]), results.FormatMicros(rec[3]),
+			results.FormatMicros(rec[4]), results.FormatMicros(rec[5]),
+			results.FormatMicros(r.P50Micros.Median), k6p99, floorP99(r), FormatPPM(r.ErrorRatePPM.Median),
 			statOr(r.CPUMillicores, FormatMillicores), statOr(r.MemoryBytes, FormatBytes), validity(r))
 	}
 	if err := tw.Flush(); err != nil {
@@ -30,6 +37,14 @@ func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
 	}
 	if len(run.Status.Results) == 0 {
 		fmt.Fprintln(w, "(no trial finished: no result rows)")
+	} else {
+		fmt.Fprintln(w, "SRC wire: latency between request and response packets on the target's port; k6: the generator's timings.")
+		if noise {
+			fmt.Fprintf(w, "*: k6's p99 is under %dx the generator floor (k6 against the null responder): the generator's, not the target's.\n", results.NoiseFactor)
+		}
+	}
+	if p := run.Status.Placement; p != nil {
+		fmt.Fprintf(w, "CPUs: %s\n", p.Message)
 	}
 	// Skipped and failed trials have no row of their own (or only part of one): say why.
 	seen := map[string]bool{}
@@ -48,6 +63,26 @@ func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
 		}
 	}
 	return nil
+}
+
+// sourceLabel names a row's latency of record.
+func sourceLabel(r benchv1.ResultRow) string {
+	if r.LatencySource == benchv1.LatencyWire {
+		return "wire"
+	}
+	return "k6"
+}
+
+// k6IsFloor says whether k6's p99 of the row is within the generator-noise rule of its floor.
+func k6IsFloor(r benchv1.ResultRow) bool {
+	return r.GeneratorFloor != nil && r.Repetitions > 0 && results.GeneratorNoise(r.P99Micros.Median, r.GeneratorFloor.P99Micros.Median)
+}
+
+func floorP99(r benchv1.ResultRow) string {
+	if r.GeneratorFloor == nil {
+		return "-"
+	}
+	return results.FormatMicros(r.GeneratorFloor.P99Micros.Median)
 }
 
 // LoadLabel is a load point with its unit: "300/s" (open model) or "64 conn" (closed).

@@ -33,6 +33,8 @@ type TargetOptions struct {
 	ReadyTimeout time.Duration
 	// LogFile, when set, keeps the target's whole output.
 	LogFile string
+	// CPUs, when set, pins the target to these CPUs (the placement's target side).
+	CPUs []int
 }
 
 // Target is a running target process.
@@ -113,7 +115,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (*Target, error) {
 				p.Name, argv[0], p.Dir, p.Local.Install, p.Dir)
 		}
 	}
-	proc, err := Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, LogFile: opts.LogFile})
+	proc, err := Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, LogFile: opts.LogFile, CPUs: opts.CPUs})
 	if err != nil {
 		return nil, err
 	}

@@ -177,4 +177,3 @@ func (c *Capture) Stop() (Result, error) {
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
-

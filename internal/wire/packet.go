@@ -42,7 +42,7 @@ func decode(frame []byte, port uint16, at int64) (Segment, bool) {
 	}
 	flags := tcp[13]
 	s.Close = flags&0x01 != 0 || flags&0x04 != 0 // FIN, RST
-	payload := total - ihl - doff              // from the IP header: the frame may be truncated
+	payload := total - ihl - doff                // from the IP header: the frame may be truncated
 	s.Data = payload > 0
 	if s.Data && s.ToServer && len(tcp) > doff {
 		s.Measured = bytes.Contains(tcp[doff:], []byte(MeasuredMarker))
