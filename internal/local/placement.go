@@ -16,7 +16,10 @@ type placement struct {
 // on the core that serves them adds its own scheduling to every figure (issue 15 measured
 // k6's p99 at 10-20x the wire's on 2 shared cores), so they get disjoint sets; with one CPU
 // they cannot, and the status says so (every row is then flagged SharedCores).
-func placeCPUs() (placement, *benchv1.Placement) {
+func placeCPUs(share bool) (placement, *benchv1.Placement) {
+	if share {
+		return placement{}, &benchv1.Placement{Shared: true, Message: "not pinned (asked to share): k6 and the targets share every CPU"}
+	}
 	cpus, err := cpuset.Available()
 	if err != nil || len(cpus) == 0 {
 		return placement{}, &benchv1.Placement{Shared: true, Message: fmt.Sprintf("CPUs not readable (%v): nothing pinned", err)}

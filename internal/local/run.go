@@ -40,6 +40,9 @@ type RunOptions struct {
 	// 127.0.0.1:PORT" is added (the CLI gives `gauntlet null-responder`); empty: no
 	// calibration trials, so no generator floor.
 	NullResponder []string
+	// SharedCPUs leaves k6 and the targets on every CPU (no pinning), as before placement
+	// existed; the rows are then flagged SharedCores. For comparisons (hack/fidelity).
+	SharedCPUs bool
 }
 
 // ErrInterrupted is returned when ctx was cancelled (Ctrl-C): what was measured is written.
@@ -143,7 +146,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		st.Trials = append(st.Trials, t.Status())
 	}
 	st.Progress = results.Progress(st.Trials)
-	r.cpus, st.Placement = placeCPUs()
+	r.cpus, st.Placement = placeCPUs(opts.SharedCPUs)
 	if len(opts.NullResponder) == 0 {
 		skipCalibration(st.Trials, "no null responder command given: no generator floor")
 	}

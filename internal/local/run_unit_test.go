@@ -131,7 +131,7 @@ func TestReportAndTable(t *testing.T) {
 		// The wire is the record; k6's p99 is under 2x its floor and is starred.
 		{Target: "nginx", Scenario: "ping", LoadPoint: 400, Repetitions: 1, Valid: true, LatencySource: benchv1.LatencyWire,
 			AchievedMilliRPS: benchv1.Stat{Median: 400000}, P50Micros: benchv1.Stat{Median: 221}, P99Micros: benchv1.Stat{Median: 4900},
-			Wire: &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: 91}, P99Micros: benchv1.Stat{Median: 532}},
+			Wire:           &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: 91}, P99Micros: benchv1.Stat{Median: 532}},
 			GeneratorFloor: &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: 180}, P99Micros: benchv1.Stat{Median: 3100}}},
 	}
 	run.Status.Placement = &benchv1.Placement{GeneratorCPUs: "0", TargetCPUs: "1", Message: "k6 on CPUs 0; targets on 1"}
