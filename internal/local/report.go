@@ -22,7 +22,7 @@ type reportData struct {
 
 type reportRow struct {
 	benchv1.ResultRow
-	Load, RPS, Source, P50, P90, P99, P999, Max, K6P50, K6P99, Floor, Errors, CPU, Memory, Validity string
+	cells
 }
 
 type scenarioCharts struct {
@@ -34,23 +34,7 @@ type scenarioCharts struct {
 func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
 	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation], NoiseFactor: results.NoiseFactor}
 	for _, r := range run.Status.Results {
-		rec := []benchv1.Stat{r.P50Micros, r.P90Micros, r.P99Micros, r.P999Micros, r.MaxMicros}
-		if r.LatencySource == benchv1.LatencyWire && r.Wire != nil {
-			rec = []benchv1.Stat{r.Wire.P50Micros, r.Wire.P90Micros, r.Wire.P99Micros, r.Wire.P999Micros, r.Wire.MaxMicros}
-		}
-		row := reportRow{ResultRow: r, Load: LoadLabel(run.Spec.Load, r.LoadPoint),
-			RPS: FormatMilliRPS(r.AchievedMilliRPS.Median), Source: sourceLabel(r), P50: spread(rec[0]), P90: spread(rec[1]),
-			P99: spread(rec[2]), P999: spread(rec[3]), Max: spread(rec[4]),
-			K6P50: spread(r.P50Micros), K6P99: spread(r.P99Micros), Floor: "-",
-			Errors: FormatPPM(r.ErrorRatePPM.Median), CPU: statOr(r.CPUMillicores, FormatMillicores),
-			Memory: statOr(r.MemoryBytes, FormatBytes), Validity: validity(r)}
-		if k6IsFloor(r) {
-			row.K6P99 += " *"
-		}
-		if f := r.GeneratorFloor; f != nil {
-			row.Floor = results.FormatMicros(f.P50Micros.Median) + "–" + results.FormatMicros(f.P99Micros.Median)
-		}
-		d.Rows = append(d.Rows, row)
+		d.Rows = append(d.Rows, reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)})
 	}
 	for _, s := range run.Spec.Scenarios {
 		if c, ok := chartsFor(run, s.Name); ok {

@@ -19,18 +19,11 @@ func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
 	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tN\tRPS\tSRC\tP50\tP90\tP99\tP99.9\tMAX\tK6 P50\tK6 P99\tFLOOR P99\tERRORS\tCPU\tMEMORY\tVALID")
 	noise := false
 	for _, r := range run.Status.Results {
-		rec := results.Record(r)
-		k6p99 := results.FormatMicros(r.P99Micros.Median)
-		if k6IsFloor(r) {
-			k6p99, noise = k6p99+"*", true
-		}
+		c := cellsOf(run.Spec.Load, r, false)
+		noise = noise || k6IsFloor(r)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint), r.Repetitions,
-			FormatMilliRPS(r.AchievedMilliRPS.Median), sourceLabel(r),
-			results.FormatMicros(rec[0]), results.FormatMicros(rec[1]), results.FormatMicros(rec[3]),
-			results.FormatMicros(rec[4]), results.FormatMicros(rec[5]),
-			results.FormatMicros(r.P50Micros.Median), k6p99, floorP99(r), FormatPPM(r.ErrorRatePPM.Median),
-			statOr(r.CPUMillicores, FormatMillicores), statOr(r.MemoryBytes, FormatBytes), validity(r))
+			r.Target, r.Scenario, c.Load, r.Repetitions, c.RPS, c.Source, c.P50, c.P90, c.P99, c.P999, c.Max,
+			c.K6P50, c.K6P99, c.FloorP99, c.Errors, c.CPU, c.Memory, c.Validity)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -78,19 +71,57 @@ func k6IsFloor(r benchv1.ResultRow) bool {
 	return r.GeneratorFloor != nil && r.Repetitions > 0 && results.GeneratorNoise(r.P99Micros.Median, r.GeneratorFloor.P99Micros.Median)
 }
 
-func floorP99(r benchv1.ResultRow) string {
-	if r.GeneratorFloor == nil {
-		return "-"
-	}
-	return results.FormatMicros(r.GeneratorFloor.P99Micros.Median)
-}
-
 // LoadLabel is a load point with its unit: "300/s" (open model) or "64 conn" (closed).
 func LoadLabel(l benchv1.Load, point int32) string {
 	if l.Model == "closed" {
 		return fmt.Sprintf("%d conn", point)
 	}
 	return fmt.Sprintf("%d/s", point)
+}
+
+// NoFigure stands where a row has no measurement (every repetition failed): a zero there
+// would read as a result.
+const NoFigure = "–"
+
+// cells are one result row's figures as the table and the report print them.
+// P50..Max are the latency of record (Source: wire or k6); K6P50 and K6P99 are k6's own,
+// starred when under the generator-noise rule; Floor is the generator floor's p50–p99.
+type cells struct {
+	Load, RPS, Source, P50, P90, P99, P999, Max, K6P50, K6P99, FloorP99, Floor, Errors, CPU, Memory, Validity string
+}
+
+// cellsOf formats a row; withSpread adds the min–max over the repetitions to latencies. A row
+// with no succeeded repetition has no figures at all, only its load point and why.
+func cellsOf(l benchv1.Load, r benchv1.ResultRow, withSpread bool) cells {
+	c := cells{Load: LoadLabel(l, r.LoadPoint), Validity: validity(r)}
+	c.FloorP99, c.Floor = NoFigure, NoFigure
+	if f := r.GeneratorFloor; f != nil {
+		c.FloorP99 = results.FormatMicros(f.P99Micros.Median)
+		c.Floor = results.FormatMicros(f.P50Micros.Median) + "–" + c.FloorP99
+	}
+	if r.Repetitions == 0 {
+		c.RPS, c.Source, c.P50, c.P90, c.P99, c.P999, c.Max, c.K6P50, c.K6P99, c.Errors, c.CPU, c.Memory =
+			NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure
+		return c
+	}
+	lat := func(s benchv1.Stat) string { return results.FormatMicros(s.Median) }
+	if withSpread {
+		lat = spread
+	}
+	c.RPS = FormatMilliRPS(r.AchievedMilliRPS.Median)
+	rec := []benchv1.Stat{r.P50Micros, r.P90Micros, r.P99Micros, r.P999Micros, r.MaxMicros}
+	if r.LatencySource == benchv1.LatencyWire && r.Wire != nil {
+		rec = []benchv1.Stat{r.Wire.P50Micros, r.Wire.P90Micros, r.Wire.P99Micros, r.Wire.P999Micros, r.Wire.MaxMicros}
+	}
+	c.Source = sourceLabel(r)
+	c.P50, c.P90, c.P99, c.P999, c.Max = lat(rec[0]), lat(rec[1]), lat(rec[2]), lat(rec[3]), lat(rec[4])
+	c.K6P50, c.K6P99 = lat(r.P50Micros), lat(r.P99Micros)
+	if k6IsFloor(r) {
+		c.K6P99 += "*"
+	}
+	c.Errors = FormatPPM(r.ErrorRatePPM.Median)
+	c.CPU, c.Memory = statOr(r.CPUMillicores, FormatMillicores), statOr(r.MemoryBytes, FormatBytes)
+	return c
 }
 
 func validity(r benchv1.ResultRow) string {
@@ -105,7 +136,7 @@ func validity(r benchv1.ResultRow) string {
 
 func statOr(s *benchv1.Stat, f func(int64) string) string {
 	if s == nil {
-		return "-"
+		return NoFigure
 	}
 	return f(s.Median)
 }
