@@ -146,5 +146,5 @@ spec:
 		t.Errorf("the table does not flag the row, or the scale was not printed")
 	}
 	t.Logf("flags %v, achieved %d milli-req/s, generator CPU from trials: %d millicores", r.Flags,
-		r.AchievedMilliRPS.Median, run.Status.Trials[0].Result.GeneratorCPUMillicores)
+		r.AchievedMilliRPS.Median, run.Status.Trials[1].Result.GeneratorCPUMillicores)
 }
