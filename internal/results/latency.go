@@ -14,9 +14,12 @@ const (
 
 // NoiseFactor is the generator-noise rule: a row's k6 p99 must be at least this many times
 // the generator floor's p99 (k6 against the null responder at the same scenario and rate)
-// to count as the target's. Below it, at least half of what k6 reports at p99 is k6 itself.
-// Chosen from hack/fidelity on the 2-core machine: the floor's p99 varied by up to 1.6x
-// between runs of the same point, so a factor of 2 clears that spread.
+// to count as the target's. Below it, the floor alone accounts for more than half of what k6
+// reports at p99. The quiet 2-core figures put k6's p99 at 10-20x the wire's, so
+// such rows fall far under the line, while a target adding a millisecond to a 300 µs floor
+// clears it. (hack/fidelity on the shared, heavily loaded machine saw the floor's p99 move
+// 2-10x between runs of the same point: there no single factor separates noise; revisit it
+// with hack/fidelity on a quiet machine.)
 const NoiseFactor = 2
 
 // GeneratorNoise reports whether a k6 p99 is not clearly above the generator floor's.
