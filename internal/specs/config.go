@@ -30,6 +30,9 @@ type Config struct {
 	SchemaSQL string
 	// PostgresImage, when set, pins the PostgreSQL image; empty leaves CloudNativePG's default.
 	PostgresImage string
+	// NullResponderImage runs the generator floor's null responder: an image with
+	// /gauntlet, such as the operator's own (the Dockerfile ships both binaries).
+	NullResponderImage string
 }
 
 // NewConfig is the default configuration for the given presets: each preset's image is the

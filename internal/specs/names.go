@@ -42,6 +42,7 @@ const (
 	kindPooler = "pooler"
 	kindSchema = "schema"
 	kindTrial  = "trial"
+	kindNull   = "null"
 )
 
 // objectName names one object of a run: a DNS-1035 label of at most max characters made of
