@@ -39,7 +39,7 @@ func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.R
 		objs = append(objs, specs.DatabasePooler(run))
 	}
 	if err := r.createAll(ctx, s, objs...); err != nil {
-		return ctrl.Result{}, err
+		return r.createFailed(s, benchv1.ConditionDatabaseReady, err)
 	}
 
 	waiting, err := r.databaseWaiting(ctx, run, direct)
@@ -112,7 +112,7 @@ func (r *BenchmarkRunReconciler) createAll(ctx context.Context, s *scope, objs .
 			s.run.Status.StartedAt = &metav1.Time{Time: s.now}
 		}
 		if err := r.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+			return createError(o, err)
 		}
 	}
 	return nil
