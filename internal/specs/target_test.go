@@ -91,7 +91,7 @@ spec:
         resources:
           requests: {cpu: "2", memory: 512Mi}
           limits: {cpu: "2", memory: 512Mi}` + strings.Replace(targetContainerTail, "- {name: tmp, mountPath: /tmp}",
-		"- {name: tmp, mountPath: /tmp}\n        - {name: db-ca, mountPath: /etc/gauntlet/db-ca, readOnly: true}", 1) + targetPodTail + `
+			"- {name: tmp, mountPath: /tmp}\n        - {name: db-ca, mountPath: /etc/gauntlet/db-ca, readOnly: true}", 1) + targetPodTail + `
       - {name: db-ca, secret: {secretName: bench-db-ca, items: [{key: ca.crt, path: ca.crt}]}}
 status: {}
 `,
