@@ -52,6 +52,7 @@ type BenchmarkRunReconciler struct {
 	MaxConcurrentReconciles int
 	// KeepTestRuns is how many finished TestRuns (with their runner pods and plan
 	// ConfigMaps) a run keeps for debugging; older ones go once their figures are read.
+	// Zero takes DefaultKeepTestRuns; negative keeps none.
 	KeepTestRuns int
 
 	// verifications holds the contract checks running off the reconcile worker.
