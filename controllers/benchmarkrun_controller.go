@@ -109,8 +109,10 @@ type scope struct {
 // phase is one step of the pipeline; a non-zero result or an error ends the pass.
 type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
 
-// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns,verbs=get;list;watch;update;patch;delete
-// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns/status,verbs=get;update;patch
+// RBAC: only the verbs the code uses. Cached reads (r.Get, r.List) need get, list and
+// watch; uncached listings (APIReader) list only; writes are create, patch and delete.
+// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns,verbs=get;list;watch;patch;delete
+// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns/status,verbs=patch
 // +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 

@@ -16,8 +16,9 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters;poolers,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=poolers,verbs=list;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=list;create;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;delete
 
 // database creates the CloudNativePG Cluster (bootstrapped from targets/schema.sql) and,
