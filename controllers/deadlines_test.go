@@ -23,7 +23,7 @@ import (
 // hang. Each request is let go when its client gives up.
 func stallServer(t *testing.T) *httptest.Server {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { s.CloseClientConnections(); s.Close() })
 	return s
 }
 
