@@ -42,7 +42,9 @@ func TestNodePoolLocksAndTenants(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = stop() })
 	}
-	loading := func(r *benchv1.BenchmarkRun) bool { return len(r.Status.Trials) > 0 && r.Status.Trials[0].TestRun != "" }
+	loading := func(r *benchv1.BenchmarkRun) bool {
+		return len(r.Status.Trials) > 0 && r.Status.Trials[0].TestRun != ""
+	}
 
 	t.Run("cluster-wide", func(t *testing.T) {
 		start([]string{"tenant-a", "tenant-b"}, "")
