@@ -43,6 +43,7 @@ const (
 	kindSchema = "schema"
 	kindTrial  = "trial"
 	kindNull   = "null"
+	kindPolicy = "netpol"
 )
 
 // objectName names one object of a run: a DNS-1035 label of at most max characters made of
