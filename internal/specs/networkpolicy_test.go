@@ -15,11 +15,11 @@ func TestTargetNetworkPolicy(t *testing.T) {
 apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata:
-  name: bench-targets
+  name: bench-targets-540095bddb
   namespace: perf
   labels:
     app.kubernetes.io/name: gauntlet-target
-    app.kubernetes.io/instance: bench-targets
+    app.kubernetes.io/instance: bench-targets-540095bddb
     app.kubernetes.io/part-of: gauntlet
     app.kubernetes.io/managed-by: gauntlet-operator
     gauntlet.dev/run: bench` + ownerYAML + `
@@ -53,13 +53,13 @@ spec:
 	}{
 		{"through the pooler: its PgBouncer pods only", fixtureRun(), meta + `
   - to:
-    - podSelector: {matchLabels: {cnpg.io/poolerName: bench-pooler}}
+    - podSelector: {matchLabels: {cnpg.io/poolerName: bench-pooler-6d807b0edb}}
     ports:
     - {protocol: TCP, port: 5432}
 `},
 		{"direct: the cluster's instances only", direct, meta + `
   - to:
-    - podSelector: {matchLabels: {cnpg.io/cluster: bench-db}}
+    - podSelector: {matchLabels: {cnpg.io/cluster: bench-db-9ce4039a98}}
     ports:
     - {protocol: TCP, port: 5432}
 `},

@@ -15,11 +15,11 @@ func TestNullResponder(t *testing.T) {
 	for _, c := range []struct {
 		name, pool, object, pod string
 	}{
-		{name: "on the targets' tainted pool", pool: "amd", object: "bench-null-amd", pod: `
+		{name: "on the targets' tainted pool", pool: "amd", object: "bench-null-amd-030b1cd548", pod: `
       nodeSelector: {kubernetes.io/arch: amd64}
       tolerations:
       - {key: dedicated, operator: Equal, value: bench, effect: NoSchedule}`},
-		{name: "targets with no pool", pool: "", object: "bench-null"},
+		{name: "targets with no pool", pool: "", object: "bench-null-ee5182b4d3"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			assertObject(t, NullResponderDeployment(run, c.pool, cfg), `

@@ -92,7 +92,7 @@ spec:
           requests: {cpu: "2", memory: 512Mi}
           limits: {cpu: "2", memory: 512Mi}` + strings.Replace(targetContainerTail, "- {name: tmp, mountPath: /tmp}",
 			"- {name: tmp, mountPath: /tmp}\n        - {name: db-ca, mountPath: /etc/gauntlet/db-ca, readOnly: true}", 1) + targetPodTail + `
-      - {name: db-ca, secret: {secretName: bench-db-ca, items: [{key: ca.crt, path: ca.crt}]}}
+      - {name: db-ca, secret: {secretName: bench-db-9ce4039a98-ca, items: [{key: ca.crt, path: ca.crt}]}}
 status: {}
 `,
 	}, {
