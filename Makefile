@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean bench-generator
 
 all: build
 
@@ -46,6 +46,10 @@ demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets 
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
 	bin/gauntlet run --local -f examples/quickstart.yaml
+
+bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethttp (minutes; pinned cores). BENCH_ARGS=-h for options.
+	hack/k6.sh >/dev/null
+	go run ./hack/bench-generator $(BENCH_ARGS)
 
 clean:
 	rm -rf bin/manager bin/gauntlet
