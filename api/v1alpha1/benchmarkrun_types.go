@@ -11,6 +11,7 @@ import (
 // +kubebuilder:validation:XValidation:rule="!has(self.targets) || self.targets.all(t, !has(t.nodePool) || (has(self.nodePools) && self.nodePools.exists(p, p.name == t.nodePool)))",message="every targets[].nodePool must name an entry of spec.nodePools",fieldPath=".targets"
 // +kubebuilder:validation:XValidation:rule="!has(self.loadGenerator) || !has(self.loadGenerator.nodePool) || (has(self.nodePools) && self.nodePools.exists(p, p.name == self.loadGenerator.nodePool))",message="loadGenerator.nodePool must name an entry of spec.nodePools",fieldPath=".loadGenerator.nodePool"
 // +kubebuilder:validation:XValidation:rule="has(self.database) || !self.scenarios.exists(s, (has(s.workload) && s.workload in ['db-ping', 'db-time', 'db-document', 'db-documents']) || (has(s.requests) && s.requests.exists(r, r.path.startsWith('/api/db/'))))",message="a scenario reads the database (a db-* workload or an /api/db/ path) but spec.database is not set",fieldPath=".database"
+// +kubebuilder:validation:XValidation:rule="!has(self.loadGenerator) || !has(self.loadGenerator.sizing) || self.loadGenerator.sizing != 'Auto' || !has(self.load.model) || self.load.model == 'open'",message="loadGenerator.sizing Auto sizes runners from the rate: it needs load.model open",fieldPath=".loadGenerator.sizing"
 type BenchmarkRunSpec struct {
 	// Targets are the runtimes compared, measured one at a time.
 	// +listType=map

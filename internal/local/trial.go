@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -108,6 +109,8 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		return
 	}
 	m := results.FromK6(res)
+	// k6 runs unpinned here: every core of the machine is the CPU it could use.
+	m.GeneratorCPULimitMillicores = int64(runtime.NumCPU()) * 1000
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
 	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
 	start, end := metav1.NewTime(measureStart), metav1.NewTime(measureStart.Add(p.Measure()))
