@@ -200,6 +200,22 @@ func report(o options, scripts []script, all []sample) {
 	_ = w.Flush()
 	fmt.Printf("medians of %d runs per row; p99 drift is the row's p99 over the lightest rate's\n", o.runs)
 
+	// k6 has fixed costs (its metrics engine, the summary's bookkeeping) that dominate at low
+	// rates on a slow machine: the slope between the lightest and the heaviest rate is the
+	// cost of one more request.
+	if len(o.rates) > 1 {
+		fmt.Println("\nmarginal k6 CPU per request (slope of k6 cores over achieved req/s, lightest to heaviest rate):")
+		lo, hi := o.rates[0], o.rates[len(o.rates)-1]
+		for _, sc := range scripts {
+			a, b := pick(all, sc.name, lo), pick(all, sc.name, hi)
+			cores := func(x sample) float64 { return x.res.GeneratorCores }
+			rate := func(x sample) float64 { return x.res.AchievedRate }
+			if d := median(b, rate) - median(a, rate); d > 0 {
+				fmt.Printf("  %s: %.0f µs\n", sc.name, (median(b, cores)-median(a, cores))/d*1e6)
+			}
+		}
+	}
+
 	if len(scripts) == 2 {
 		fmt.Println("\nk6 CPU µs per request, side by side (every run, same rate, alternating order):")
 		for _, rate := range o.rates {
