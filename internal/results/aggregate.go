@@ -20,9 +20,9 @@ const (
 
 // GeneratorBoundPercent: a k6 busier than this share of the CPU it could use (its runner's
 // limit, or the cores the local mode gave it) adds its own queueing to the latencies it
-// reports, while it still keeps the rate. Chosen from hack/bench-generator (README,
-// "Sizing the load generator"): that is where k6's p99 starts to move.
-const GeneratorBoundPercent = 60
+// reports, while it still keeps the rate. Where k6's p99 starts to move (README, "Sizing the
+// load generator"): 1.5x its light-load p99 at 15% busy, 1.6-5.3x at 30%, 18x at 50%.
+const GeneratorBoundPercent = 25
 
 // GeneratorBound is true when the busiest generator used more than GeneratorBoundPercent
 // of its CPU; with no known limit (a status written before the limit was recorded) there

@@ -47,7 +47,7 @@ func TestFromK6(t *testing.T) {
 func measured(rep int32, milliRPS, p99, gen, dropped, errPPM int64) benchv1.Trial {
 	return benchv1.Trial{Target: "go", Scenario: "ping", LoadPoint: 1000, Repetition: rep, Phase: benchv1.TrialSucceeded,
 		Result: &benchv1.Measurement{AchievedMilliRPS: milliRPS, P50Micros: p99 / 4, P99Micros: p99, MaxMicros: p99 * 3,
-			GeneratorCPUMillicores: gen, GeneratorCPULimitMillicores: 1000, DroppedIterations: dropped, ErrorRatePPM: errPPM, CPUMillicores: 500, MemoryBytes: 1 << 20}}
+			GeneratorCPUMillicores: gen, GeneratorCPULimitMillicores: 2000, DroppedIterations: dropped, ErrorRatePPM: errPPM, CPUMillicores: 500, MemoryBytes: 1 << 20}}
 }
 
 func runSpec() *benchv1.BenchmarkRunSpec {
@@ -118,7 +118,7 @@ func TestAggregateFlagsWhatCannotBeTrusted(t *testing.T) {
 	for _, c := range []struct {
 		gen, limit int64
 		bound      bool
-	}{{950, 4000, false}, {950, 1000, true}, {2500, 4000, true}, {2400, 4000, false}, {950, 0, false}} {
+	}{{950, 4000, false}, {950, 1000, true}, {1001, 4000, true}, {1000, 4000, false}, {950, 0, false}} {
 		tr := measured(1, 1000000, 1000, c.gen, 0, 0)
 		tr.Result.GeneratorCPULimitMillicores = c.limit
 		r := Aggregate(runSpec(), []benchv1.Trial{tr})[0]

@@ -15,15 +15,15 @@ func TestSizeKeepsEveryRunnerUnderTheBoundShare(t *testing.T) {
 		runnerMilli int64
 		busy        int64
 	}{
-		// 50,000/s × 200 µs = 10 cores busy; at most 60% of each runner: 16,667m over
-		// runners of at most 3,500m (a 4-vCPU node): 5 runners of 3,334m, rounded to 3,500m.
-		{"seed-004", Input{Rate: 50000, CostMicros: 200, MaxRunnerMillicores: 3500}, 5, 3500, 10000},
+		// 50,000/s × 200 µs = 10 cores busy; at most 25% of each runner: 40,000m over
+		// runners of at most 3,500m (a 4-vCPU node): 12 runners of 3,334m, rounded to 3,500m.
+		{"seed-004", Input{Rate: 50000, CostMicros: 200, MaxRunnerMillicores: 3500}, 12, 3500, 10000},
 		// 1,000/s × 200 µs = 200m busy: one runner, never below one CPU.
 		{"1k", Input{Rate: 1000, CostMicros: 200, MaxRunnerMillicores: 3500}, 1, 1000, 200},
 		// A pool of small nodes: runners of 500m each, below the one-CPU floor.
-		{"small nodes", Input{Rate: 2000, CostMicros: 200, MaxRunnerMillicores: 500}, 2, 500, 400},
-		// Rounded up to 250m steps, never above the most a runner may have.
-		{"odd limit", Input{Rate: 10000, CostMicros: 230, MaxRunnerMillicores: 3920}, 1, 3920, 2300},
+		{"small nodes", Input{Rate: 2000, CostMicros: 200, MaxRunnerMillicores: 500}, 4, 500, 400},
+		// 9,200m over runners of at most 3,920m: 3 of 3,067m, rounded up to 3,250m.
+		{"odd limit", Input{Rate: 10000, CostMicros: 230, MaxRunnerMillicores: 3920}, 3, 3250, 2300},
 	}
 	for _, c := range cases {
 		got, err := Size(c.in)

@@ -34,7 +34,7 @@ func TestRunnerSizing(t *testing.T) {
 		{"fixed, as the spec says", fixtureRun(), 1000, 2, 4000, []string{"sizing Fixed: parallelism 2 × 4000m"}},
 		{"fixed, warned when the rate will not fit", fixtureRun(), 50000, 2, 4000,
 			[]string{"expect GeneratorBound", fmt.Sprintf("50000 req/s × %d µs", amd)}},
-		{"auto, the spec's cost", auto(ptr.To[int32](200), "3500m", nil), 50000, 5, 3500,
+		{"auto, the spec's cost", auto(ptr.To[int32](200), "3500m", nil), 50000, 12, 3500,
 			[]string{"sizing Auto", "50000 req/s × 200 µs"}},
 		{"auto, the project's cost for the pool's architecture", auto(nil, "3500m", map[string]string{"kubernetes.io/arch": "arm64"}), 1000, 1, 1000,
 			[]string{fmt.Sprintf("1000 req/s × %d µs", sizing.CostMicros["arm64"])}},
@@ -66,7 +66,7 @@ func TestRunnerSizing(t *testing.T) {
 	two := auto(ptr.To[int32](200), "3500m", nil)
 	two.Spec.Load.Rates = []int32{1000, 50000}
 	got, err := LoadGeneratorSizing(two)
-	want := []benchv1.GeneratorSizing{{LoadPoint: 1000, Runners: 1, RunnerCPUMillicores: 1000}, {LoadPoint: 50000, Runners: 5, RunnerCPUMillicores: 3500}}
+	want := []benchv1.GeneratorSizing{{LoadPoint: 1000, Runners: 1, RunnerCPUMillicores: 1000}, {LoadPoint: 50000, Runners: 12, RunnerCPUMillicores: 3500}}
 	for i := range got {
 		got[i].Reason = ""
 	}
