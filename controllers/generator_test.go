@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -26,6 +27,9 @@ func TestGeneratorBoundAgainstTheRunnersLimit(t *testing.T) {
 			ctx := context.Background()
 			run := pingRun(c.name)
 			run.Spec.Load.Duration = "4s" // several cAdvisor scrapes (1 s here) inside the window
+			// Every VU ready up front: on this shared machine a stall must not drop arrivals,
+			// which would make the roomy row invalid for another reason.
+			run.Spec.Load.MaxVUs = ptr.To[int32](100)
 			cpu := resource.MustParse(c.cpu)
 			run.Spec.LoadGenerator.Resources.CPU = &cpu
 			if err := env.Client.Create(ctx, run); err != nil {
