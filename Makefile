@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions clean
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions clean bench-generator
 
 all: build
 
@@ -58,6 +58,10 @@ reproductions: ## Run every sample as the samples tier does and regenerate docs/
 	status=0; GAUNTLET_SAMPLES_OUT="$(CURDIR)/.cache/reproductions" go test -count=1 -timeout 90m -v \
 	  -run 'TestSamples' ./test/local || status=$$?; \
 	go run ./hack/reproductions -in .cache/reproductions -out docs/reproductions.md; exit $$status
+
+bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethttp (minutes; pinned cores). BENCH_ARGS=-h for options.
+	hack/k6.sh >/dev/null
+	go run ./hack/bench-generator $(BENCH_ARGS)
 
 clean:
 	rm -rf bin/manager bin/gauntlet

@@ -178,6 +178,17 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 			run.Status.Trials = append(run.Status.Trials, t.Status())
 		}
 	}
+	if run.Status.LoadGeneratorSizing == nil {
+		sz, err := specs.LoadGeneratorSizing(run)
+		if err != nil {
+			return r.fail(s, benchv1.ConditionAccepted, ReasonInvalidSpec, "the load generator cannot be sized: "+err.Error())
+		}
+		run.Status.LoadGeneratorSizing = sz
+		for _, z := range sz {
+			r.Recorder.Eventf(run, nil, "Normal", ReasonSpecAccepted, "Accept", "load point %d: %d k6 runner(s) × %dm (%s)",
+				z.LoadPoint, z.Runners, z.RunnerCPUMillicores, z.Reason)
+		}
+	}
 	if !meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionAccepted) {
 		r.Recorder.Eventf(run, nil, "Normal", ReasonSpecAccepted, "Accept",
 			"accepted %d targets x %d scenarios: %d trials", len(run.Spec.Targets), len(run.Spec.Scenarios), len(run.Status.Trials))

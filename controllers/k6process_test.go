@@ -63,6 +63,12 @@ func (w *world) runK6(tr *unstructured.Unstructured, started chan<- time.Time) i
 	if err := cmd.Start(); err != nil {
 		return 127
 	}
+	// The kubelet's cAdvisor reports the runner container's CPU while it runs.
+	rp := runnerPod{namespace: tr.GetNamespace(), name: pod}
+	w.mu.Lock()
+	w.runnerPIDs[rp] = cmd.Process.Pid
+	w.mu.Unlock()
+	defer func() { w.mu.Lock(); delete(w.runnerPIDs, rp); w.mu.Unlock() }()
 	var log strings.Builder
 	buf := make([]byte, 4096)
 	for {

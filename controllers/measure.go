@@ -3,11 +3,13 @@ package controllers
 import (
 	"context"
 	"regexp"
+	"strings"
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
@@ -32,21 +34,40 @@ func (p PrometheusMeasurer) Measure(ctx context.Context, q metrics.TrialQuery, r
 	if err != nil {
 		return m, "", err
 	}
+	var notes []string
 	if err := rd.Resources(ctx, q, &m); err != nil {
-		return m, "target CPU and memory not read: " + err.Error(), nil
+		notes = append(notes, "target CPU and memory not read: "+err.Error())
 	}
-	return m, "", nil
+	if err := rd.Generator(ctx, q, &m); err != nil {
+		notes = append(notes, "runner CPU not read (GeneratorBound cannot be judged): "+err.Error())
+	}
+	return m, strings.Join(notes, "; "), nil
 }
 
 // trialQuery selects a trial's series: its TestRun name is k6's testid, and the target's
 // pods are its Deployment's (named <deployment>-<hash>-<suffix>).
 func trialQuery(run *benchv1.BenchmarkRun, t *benchv1.Trial) metrics.TrialQuery {
+	size := trialRunners(run, t)
 	return metrics.TrialQuery{
 		TestID: t.TestRun, Start: t.MeasureStart.Time, End: t.MeasureEnd.Time,
-		Runners:   int(max(run.Spec.LoadGenerator.Parallelism, 1)),
+		Runners:   int(size.Runners),
 		Namespace: run.Namespace,
 		PodRegex:  regexp.QuoteMeta(specs.TargetName(run, t.Target)) + "-[a-z0-9]+-[a-z0-9]+",
+		// k6-operator's runner Jobs are <testrun>-<n> (from 1); their pods add a suffix.
+		// Its initializer and starter pods (<testrun>-initializer-..., -starter-...) do not match.
+		RunnerPodRegex:      regexp.QuoteMeta(t.TestRun) + "-[0-9]+-[a-z0-9]+",
+		RunnerCPUMillicores: size.RunnerMillicores,
 	}
+}
+
+// trialRunners is the runners the trial's TestRun was given (specs.RunnerSizing, which the
+// TestRun builder also reads). The accept phase refused specs it cannot size.
+func trialRunners(run *benchv1.BenchmarkRun, t *benchv1.Trial) sizing.Choice {
+	c, err := specs.RunnerSizing(run, t.LoadPoint)
+	if err != nil {
+		return sizing.Choice{Runners: max(run.Spec.LoadGenerator.Parallelism, 1)}
+	}
+	return c
 }
 
 // trialPlan is the k6 plan of a trial (plan.K6Plan, as the local mode builds it) with the

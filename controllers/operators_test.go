@@ -57,9 +57,13 @@ type world struct {
 	trs        map[string]*k6Runner       // TestRuns with runners going
 	seen       map[string]map[string]bool // namespace → TestRun name/UID pairs seen
 	dbPassword string
-	promURL    string // where the kubelet's cAdvisor samples go
-	targetPID  int    // the process whose CPU and memory they report
+	promURL    string            // where the kubelet's cAdvisor samples go
+	targetPID  int               // the process whose CPU and memory they report
+	runnerPIDs map[runnerPod]int // the real k6 of each runner pod while it runs
 }
+
+// runnerPod names a k6 runner pod, for its cAdvisor series.
+type runnerPod struct{ namespace, name string }
 
 type k6Runner struct {
 	started time.Time
@@ -70,7 +74,8 @@ type k6Runner struct {
 
 func newWorld(c client.Client, k6Bin string) *world {
 	return &world{c: c, k6Bin: k6Bin, scripted: map[string]*k6Outcome{}, dbNever: map[string]bool{}, depNever: map[string]bool{},
-		summaries: map[string]k6.Result{}, trs: map[string]*k6Runner{}, seen: map[string]map[string]bool{}, dbPassword: "s3cretPassw0rdFromCNPG"}
+		summaries: map[string]k6.Result{}, trs: map[string]*k6Runner{}, seen: map[string]map[string]bool{}, dbPassword: "s3cretPassw0rdFromCNPG",
+		runnerPIDs: map[runnerPod]int{}}
 }
 
 func (w *world) script(run string, o *k6Outcome) { w.mu.Lock(); w.scripted[run] = o; w.mu.Unlock() }
@@ -164,17 +169,26 @@ func (w *world) kubelet(ctx context.Context) {
 // kubelet's cAdvisor does, from the real process that answers for the target here: its
 // CPU time and resident memory in /proc (every target in this suite is the local go-nethttp).
 func (w *world) cadvisor(ctx context.Context) {
-	if w.targetPID == 0 {
-		return
-	}
-	cpuSeconds, rssBytes, err := procUsage(w.targetPID)
-	if err != nil {
-		return
-	}
-	var deps appsv1.DeploymentList
-	_ = w.c.List(ctx, &deps, client.MatchingLabels{specs.LabelName: specs.AppTarget})
 	now := time.Now()
 	var samples []testprom.Series
+	// Each runner pod's k6 container: the real k6 process's CPU, as its cgroup would count it.
+	w.mu.Lock()
+	for rp, pid := range w.runnerPIDs {
+		if cpu, rss, err := procUsage(pid); err == nil {
+			labels := func(name string) map[string]string {
+				return map[string]string{"__name__": name, "namespace": rp.namespace, "pod": rp.name, "container": "k6"}
+			}
+			samples = append(samples,
+				testprom.Series{Labels: labels("container_cpu_usage_seconds_total"), Samples: []testprom.Sample{{At: now, V: cpu}}},
+				testprom.Series{Labels: labels("container_memory_working_set_bytes"), Samples: []testprom.Sample{{At: now, V: rss}}})
+		}
+	}
+	w.mu.Unlock()
+	var deps appsv1.DeploymentList
+	cpuSeconds, rssBytes, err := procUsage(w.targetPID)
+	if w.targetPID != 0 && err == nil {
+		_ = w.c.List(ctx, &deps, client.MatchingLabels{specs.LabelName: specs.AppTarget})
+	}
 	for _, d := range deps.Items {
 		if d.Status.AvailableReplicas == 0 {
 			continue

@@ -145,7 +145,7 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 		}
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
-	if msg, done, err := r.runnerExitCodes(ctx, run, t.TestRun); err != nil || !done {
+	if msg, done, err := r.runnerExitCodes(ctx, run, t); err != nil || !done {
 		if why := late(r.runnerState(ctx, run, t.TestRun)); why != "" && err == nil {
 			return r.failTrialFor(s, t, ReasonTrialTimeout, why)
 		}
@@ -216,14 +216,15 @@ func (r *BenchmarkRunReconciler) runnerState(ctx context.Context, run *benchv1.B
 
 // runnerExitCodes reads the runner pods' exit codes (k6-operator reports them only in its
 // cloud mode). done is false until every runner has terminated; msg explains a failure.
-func (r *BenchmarkRunReconciler) runnerExitCodes(ctx context.Context, run *benchv1.BenchmarkRun, testRun string) (msg string, done bool, err error) {
+func (r *BenchmarkRunReconciler) runnerExitCodes(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (msg string, done bool, err error) {
+	testRun := t.TestRun
 	pods := &corev1.PodList{}
 	// k6-operator's labels on runner pods (TestRun.ListOptions in its API package).
 	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace),
 		client.MatchingLabels{"app": "k6", "k6_cr": testRun, "runner": "true"}); err != nil {
 		return "", false, err
 	}
-	want := int(max(run.Spec.LoadGenerator.Parallelism, 1))
+	want := int(trialRunners(run, t).Runners)
 	var failures []string
 	terminated := 0
 	sort.Slice(pods.Items, func(i, j int) bool { return pods.Items[i].Name < pods.Items[j].Name })

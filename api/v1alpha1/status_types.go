@@ -85,6 +85,24 @@ type BenchmarkRunStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=200
 	Results []ResultRow `json:"results,omitempty"`
+
+	// LoadGeneratorSizing is, per load point, the k6 runners the trials get and why: the
+	// spec's parallelism and resources (sizing Fixed) or what Auto sizing chose.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	LoadGeneratorSizing []GeneratorSizing `json:"loadGeneratorSizing,omitempty"`
+}
+
+// GeneratorSizing is the k6 runners of one load point.
+type GeneratorSizing struct {
+	LoadPoint int32 `json:"loadPoint"`
+	Runners   int32 `json:"runners"`
+	// RunnerCPUMillicores is each runner's CPU request and limit.
+	RunnerCPUMillicores int64 `json:"runnerCPUMillicores"`
+	// Reason says how the figures were chosen.
+	// +optional
+	Reason string `json:"reason,omitempty"`
 }
 
 // Verification is the outcome of a target's contract checks.
@@ -194,9 +212,15 @@ type Measurement struct {
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
 	// +optional
 	MemoryPeakBytes int64 `json:"memoryPeakBytes,omitempty"`
-	// GeneratorCPUMillicores is the load generator's own CPU use (generator-bound check).
+	// GeneratorCPUMillicores is the load generator's own mean CPU use over the window: the
+	// busiest k6 runner's (cAdvisor) in a cluster, the k6 process's locally.
 	// +optional
 	GeneratorCPUMillicores int64 `json:"generatorCPUMillicores,omitempty"`
+	// GeneratorCPULimitMillicores is the CPU that generator could use: its runner pod's CPU
+	// limit in a cluster, the cores the local mode gave k6. GeneratorBound is judged against
+	// it (results.GeneratorBoundPercent).
+	// +optional
+	GeneratorCPULimitMillicores int64 `json:"generatorCPULimitMillicores,omitempty"`
 	// Wire is the latency on the wire: the measured requests' packets on the target's port,
 	// each request's first byte paired with its response's first byte, with no load
 	// generator in it (local mode, when the capture is allowed). The latency fields above

@@ -144,7 +144,31 @@ type LoadGenerator struct {
 	// +kubebuilder:validation:MaxLength=512
 	Image string `json:"image,omitempty"`
 
-	// Resources of each runner.
+	// Resources of each runner. With sizing Auto, cpu is the most one runner may have (what
+	// fits a node of the runners' pool) and the sizing chooses up to it.
 	// +optional
 	Resources Resources `json:"resources,omitempty"`
+
+	// Sizing: Fixed runs parallelism runners with resources as given. Auto chooses, for each
+	// load point, the number of runners and each one's CPU from k6's CPU per request, so that
+	// no runner passes the share of its CPU where k6's own queueing shows in its latencies
+	// (README, "Sizing the load generator"); status.loadGeneratorSizing says what was chosen
+	// and why. Auto needs the open model (a closed model has no rate to size from).
+	// +optional
+	// +kubebuilder:validation:Enum=Fixed;Auto
+	// +kubebuilder:default=Fixed
+	Sizing string `json:"sizing,omitempty"`
+
+	// CostPerRequestMicros replaces the project's measured k6 CPU per request (µs of one CPU)
+	// that Auto sizing uses; measure it on the runners' node type with make bench-generator.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100000
+	CostPerRequestMicros *int32 `json:"costPerRequestMicros,omitempty"`
 }
+
+// Load generator sizing modes.
+const (
+	SizingFixed = "Fixed"
+	SizingAuto  = "Auto"
+)

@@ -2,6 +2,11 @@
 // for the table in the targets issue's closing note. It is a measuring tool, not a test:
 //
 //	hack/apt.sh wrk && go run ./hack/pingtable [-workers 2] [-duration 10s] [-connections 50]
+//
+// With -reference, each target with a hack/reference app is measured against it (target ÷
+// reference req/s), one worker, server and wrk pinned to different cores, alternating:
+//
+//	go run ./hack/pingtable -reference [-rounds 3] [-only python-] [-target-env GODEBUG=multipathtcp=0]
 package main
 
 import (
@@ -12,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -24,7 +30,25 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "wrk -d")
 	conns := flag.Int("connections", 50, "wrk -c")
 	only := flag.String("only", "", "regexp of target names to measure")
+	ref := flag.Bool("reference", false, "measure each target against its hack/reference app")
+	rounds := flag.Int("rounds", 3, "-reference: alternating rounds")
+	serverCPU := flag.String("server-cpus", "0", "-reference: CPUs of the server (taskset list)")
+	wrkCPU := flag.String("wrk-cpus", "1", "-reference: CPUs of wrk (taskset list)")
+	targetEnv := flag.String("target-env", "", "-reference: KEY=VALUE[,KEY=VALUE] added to the targets' environment")
 	flag.Parse()
+	if *ref {
+		root, _ := os.Getwd()
+		var env []string
+		if *targetEnv != "" {
+			env = strings.Split(*targetEnv, ",")
+		}
+		if err := runReference(root, refOptions{rounds: *rounds, duration: *duration, conns: *conns, serverCPU: *serverCPU,
+			wrkCPU: *wrkCPU, only: regexp.MustCompile(*only), targetEnv: env}); err != nil {
+			fmt.Fprintln(os.Stderr, "pingtable:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*workers, *duration, *conns, regexp.MustCompile(*only)); err != nil {
 		fmt.Fprintln(os.Stderr, "pingtable:", err)
 		os.Exit(1)

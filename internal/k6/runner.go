@@ -38,6 +38,9 @@ type Runner struct {
 	Output io.Writer
 	// CPUs, when set, pins k6 to these CPUs (the local mode's generator side).
 	CPUs []int
+	// Script replaces loadgen/bench.js; only for measuring another version of the script
+	// side by side (hack/bench-generator). Nil runs the embedded, reviewed script.
+	Script []byte
 }
 
 // Args is the k6 command line for a script, plan and summary path. The REST API is
@@ -85,7 +88,11 @@ func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
 	if err := os.WriteFile(plan, planJSON, 0o644); err != nil {
 		return Result{}, err
 	}
-	if err := os.WriteFile(script, loadgen.Script, 0o644); err != nil {
+	code := loadgen.Script
+	if r.Script != nil {
+		code = r.Script
+	}
+	if err := os.WriteFile(script, code, 0o644); err != nil {
 		return Result{}, err
 	}
 	_ = os.Remove(summary) // a stale export must not pass for this run's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +119,12 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	}
 	m := results.FromK6(res)
 	m.Wire = w
+	// GeneratorBound is judged against the cores k6 could use: those it was pinned to, or
+	// every core of the machine when it runs unpinned (--shared-cpus, or pinning refused).
+	m.GeneratorCPULimitMillicores = int64(runtime.NumCPU()) * 1000
+	if n := len(r.cpus.generator); n > 0 {
+		m.GeneratorCPULimitMillicores = int64(n) * 1000
+	}
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
 	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
 	start, end := metav1.NewTime(measureStart), metav1.NewTime(measureStart.Add(p.Measure()))

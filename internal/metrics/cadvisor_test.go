@@ -150,3 +150,46 @@ func TestResourcesRefusesWhatItCannotMeasure(t *testing.T) {
 		})
 	}
 }
+
+// The generator's figure is the busiest runner's own mean CPU: k6-operator names runner
+// pods <testrun>-<n>-<suffix> (the Job <testrun>-<n>); its initializer and starter pods,
+// the pause container and the pod-level cgroup must not count.
+func TestGeneratorIsTheBusiestRunner(t *testing.T) {
+	const scrape = 15 * time.Second
+	end := time.Now().Truncate(scrape).Add(-20 * time.Minute)
+	start := end.Add(-120 * time.Second)
+	runner := func(pod, container string, cpu []float64) cadvisorPod {
+		return cadvisorPod{namespace: "bench", pod: pod, container: container, cpuBefore: 0.1, cpuAfter: 0.05,
+			cpu: cpu, memBefore: mib, memAfter: mib, mem: flat(9, 100*mib)}
+	}
+	var all []series
+	for _, c := range []cadvisorPod{
+		runner("run-go-ping-1000-r1-1-x7k2p", "k6", []float64{1, 1.5, 2, 2, 2, 2, 1.5, 1}), // mean 1.625
+		runner("run-go-ping-1000-r1-2-q9z8w", "k6", flat(8, 1.25)),
+		runner("run-go-ping-1000-r1-1-x7k2p", "", flat(8, 3)),    // the pod-level cgroup
+		runner("run-go-ping-1000-r1-1-x7k2p", "POD", flat(8, 3)), // the pause container
+		runner("run-go-ping-1000-r1-initializer-a1b2c", "k6", flat(8, 3)),
+		runner("run-go-ping-1000-r1-starter-d3e4f", "k6", flat(8, 3)),
+		runner("run-go-ping-1000-r2-1-m5n6p", "k6", flat(8, 3)), // another trial
+	} {
+		all = append(all, c.series(start, scrape)...)
+	}
+	pushSeries(t, all)
+	r := newTestReader(t)
+	q := TrialQuery{Start: start, End: end, Namespace: "bench", RunnerPodRegex: "run-go-ping-1000-r1-[0-9]+-[a-z0-9]+"}
+	var m benchv1.Measurement
+	if err := r.Generator(context.Background(), q, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.GeneratorCPUMillicores != 1625 {
+		t.Errorf("generator %d millicores, want 1625 (the busiest runner's mean)", m.GeneratorCPUMillicores)
+	}
+	q.RunnerPodRegex = "run-none-[0-9]+-[a-z0-9]+"
+	if err := r.Generator(context.Background(), q, &m); err == nil || !strings.Contains(err.Error(), "no cAdvisor") {
+		t.Errorf("no runner series: error %v", err)
+	}
+	q.RunnerPodRegex = ""
+	if err := r.Generator(context.Background(), q, &m); err == nil || !strings.Contains(err.Error(), "runnerPodRegex") {
+		t.Errorf("no pattern: error %v", err)
+	}
+}

@@ -126,3 +126,10 @@ func MemoryMeanQuery(namespace, podRegex string, window, scrape time.Duration) s
 func MemoryPeakQuery(namespace, podRegex string, window, scrape time.Duration) string {
 	return "max_over_time(sum(" + container(workingSet, namespace, podRegex) + ")[" + promDuration(window) + ":" + promDuration(scrape) + "])"
 }
+
+// RunnerCPUMaxQuery is the busiest k6 runner's mean CPU use in cores over the window: each
+// runner pod's CPU seconds in the window divided by its length, then the highest. The
+// busiest runner, not the sum: each runner is judged against its own CPU limit.
+func RunnerCPUMaxQuery(namespace, podRegex string, window time.Duration) string {
+	return "max(sum by (pod) (rate(" + container(cpuSeconds, namespace, podRegex) + "[" + promDuration(window) + "])))"
+}

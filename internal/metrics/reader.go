@@ -61,6 +61,10 @@ type TrialQuery struct {
 	// no pod labels, so pods are matched by name (an RE2 pattern, anchored).
 	Namespace string
 	PodRegex  string
+	// RunnerPodRegex selects the k6 runner pods (in Namespace) whose CPU Generator reads;
+	// RunnerCPUMillicores is each runner's CPU limit, recorded next to it.
+	RunnerPodRegex      string
+	RunnerCPUMillicores int64
 }
 
 func (q TrialQuery) window() (time.Duration, error) {
@@ -161,6 +165,31 @@ func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measure
 	m.CPUPeakMillicores = int64(math.Round(e.value(CPUPeakQuery(q.Namespace, q.PodRegex, window, scrape)).v * 1000))
 	m.MemoryBytes = int64(math.Round(e.value(MemoryMeanQuery(q.Namespace, q.PodRegex, window, scrape)).v))
 	m.MemoryPeakBytes = int64(math.Round(e.value(MemoryPeakQuery(q.Namespace, q.PodRegex, window, scrape)).v))
+	return e.err
+}
+
+// Generator fills m.GeneratorCPUMillicores, the busiest runner's mean CPU over the window
+// from cAdvisor series of the runner pods (the same series and method as the target's
+// CPU), and m.GeneratorCPULimitMillicores, the limit it is judged against.
+func (r *Reader) Generator(ctx context.Context, q TrialQuery, m *benchv1.Measurement) error {
+	window, err := q.window()
+	if err != nil {
+		return err
+	}
+	if q.Namespace == "" || q.RunnerPodRegex == "" {
+		return errors.New("namespace and runnerPodRegex: both are needed to find the runners' cAdvisor series")
+	}
+	if _, err := regexp.Compile("^(?:" + q.RunnerPodRegex + ")$"); err != nil {
+		return fmt.Errorf("runnerPodRegex: %w", err)
+	}
+	e := evaluator{r: r, ctx: ctx, at: q.End}
+	cpu := e.value(RunnerCPUMaxQuery(q.Namespace, q.RunnerPodRegex, window))
+	if e.err == nil && cpu.absent {
+		return fmt.Errorf("no cAdvisor %s for runner pods %q in namespace %q between %v and %v",
+			cpuSeconds, q.RunnerPodRegex, q.Namespace, q.Start, q.End)
+	}
+	m.GeneratorCPUMillicores = int64(math.Round(cpu.v * 1000))
+	m.GeneratorCPULimitMillicores = q.RunnerCPUMillicores
 	return e.err
 }
 

@@ -18,13 +18,23 @@ const (
 	FlagFailedRepetitions = "FailedRepetitions"
 )
 
-// GeneratorBoundMillicores: above 80% of a core, k6 itself may be what limits the figures.
-const GeneratorBoundMillicores = 800
+// GeneratorBoundPercent: a k6 busier than this share of the CPU it could use (its runner's
+// limit, or the cores the local mode gave it) adds its own queueing to the latencies it
+// reports, while it still keeps the rate. Where k6's p99 starts to move (README, "Sizing the
+// load generator"): 1.5x its light-load p99 at 15% busy, 1.6-5.3x at 30%, 18x at 50%.
+const GeneratorBoundPercent = 25
+
+// GeneratorBound is true when the busiest generator used more than GeneratorBoundPercent
+// of its CPU; with no known limit (a status written before the limit was recorded) there
+// is nothing to judge against.
+func GeneratorBound(m benchv1.Measurement) bool {
+	return m.GeneratorCPULimitMillicores > 0 && m.GeneratorCPUMillicores*100 > m.GeneratorCPULimitMillicores*GeneratorBoundPercent
+}
 
 // Flags says why one trial's figures cannot be trusted as the target's; empty means valid.
 func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *benchv1.SLO) []string {
 	var flags []string
-	if m.GeneratorCPUMillicores > GeneratorBoundMillicores {
+	if GeneratorBound(m) {
 		flags = append(flags, FlagGeneratorBound)
 	}
 	if m.DroppedIterations > 0 {

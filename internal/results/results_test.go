@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestFromK6(t *testing.T) {
 func measured(rep int32, milliRPS, p99, gen, dropped, errPPM int64) benchv1.Trial {
 	return benchv1.Trial{Target: "go", Scenario: "ping", LoadPoint: 1000, Repetition: rep, Phase: benchv1.TrialSucceeded,
 		Result: &benchv1.Measurement{AchievedMilliRPS: milliRPS, P50Micros: p99 / 4, P99Micros: p99, MaxMicros: p99 * 3,
-			GeneratorCPUMillicores: gen, DroppedIterations: dropped, ErrorRatePPM: errPPM, CPUMillicores: 500, MemoryBytes: 1 << 20}}
+			GeneratorCPUMillicores: gen, GeneratorCPULimitMillicores: 2000, DroppedIterations: dropped, ErrorRatePPM: errPPM, CPUMillicores: 500, MemoryBytes: 1 << 20}}
 }
 
 func runSpec() *benchv1.BenchmarkRunSpec {
@@ -111,6 +112,19 @@ func TestAggregateFlagsWhatCannotBeTrusted(t *testing.T) {
 	s.Load = benchv1.Load{Model: "closed", Connections: []int32{1000}}
 	if r := Aggregate(s, []benchv1.Trial{measured(1, 10, 1000, 100, 0, 0)})[0]; !r.Valid {
 		t.Errorf("closed model flagged: %v", r.Flags)
+	}
+	// GeneratorBound is relative to the generator's own CPU: 950m of a 4-CPU runner is
+	// far from busy, 950m of one core is not; no known limit, nothing to judge against.
+	for _, c := range []struct {
+		gen, limit int64
+		bound      bool
+	}{{950, 4000, false}, {950, 1000, true}, {1001, 4000, true}, {1000, 4000, false}, {950, 0, false}} {
+		tr := measured(1, 1000000, 1000, c.gen, 0, 0)
+		tr.Result.GeneratorCPULimitMillicores = c.limit
+		r := Aggregate(runSpec(), []benchv1.Trial{tr})[0]
+		if got := slices.Contains(r.Flags, FlagGeneratorBound); got != c.bound {
+			t.Errorf("%dm of a %dm limit: GeneratorBound %v, want %v", c.gen, c.limit, got, c.bound)
+		}
 	}
 	failed := Aggregate(runSpec(), []benchv1.Trial{{Target: "go", Scenario: "ping", LoadPoint: 1000, Repetition: 1, Phase: benchv1.TrialFailed, Message: "boom"}})[0]
 	if failed.Valid || failed.Repetitions != 0 || !strings.Contains(failed.Message, "boom") || failed.SLO != benchv1.VerdictNone {

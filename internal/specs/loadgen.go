@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +16,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 	"github.com/gauntlet-bench/gauntlet/loadgen"
 )
@@ -80,6 +82,15 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 	if lg.Image != "" {
 		pull = corev1.PullAlways
 	}
+	size, err := RunnerSizing(run, t.LoadPoint)
+	if err != nil {
+		// The accept phase refuses a spec that cannot be sized (LoadGeneratorSizing), so no
+		// trial of it gets here; the spec's own figures stand in.
+		size = sizing.Choice{Runners: max(lg.Parallelism, 1), RunnerMillicores: runnerCPUMillicores(lg.Resources)}
+	}
+	resources := guaranteed(lg.Resources)
+	cpu := *resource.NewMilliQuantity(size.RunnerMillicores, resource.DecimalSI)
+	resources.Requests[corev1.ResourceCPU], resources.Limits[corev1.ResourceCPU] = cpu, cpu.DeepCopy()
 	pod := k6Pod{
 		Image:           image,
 		ImagePullPolicy: pull,
@@ -99,7 +110,7 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 		},
 		NodeSelector: pool.NodeSelector,
 		Tolerations:  tolerations(pool.Tolerations),
-		Resources:    guaranteed(lg.Resources),
+		Resources:    resources,
 		SecurityContext: &corev1.PodSecurityContext{
 			RunAsNonRoot:   ptr.To(true),
 			RunAsUser:      ptr.To(k6UID),
@@ -121,7 +132,7 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 		TypeMeta:   metav1.TypeMeta{APIVersion: "k6.io/v1alpha1", Kind: "TestRun"},
 		ObjectMeta: withLabels(objectMeta(run, name, AppLoadgen), trialLabels(run, t)),
 		Spec: testRunSpec{
-			Parallelism: max(lg.Parallelism, 1),
+			Parallelism: size.Runners,
 			Script:      testRunScript{ConfigMap: testRunConfigMap{Name: name, File: loadgen.ScriptName}},
 			Arguments:   k6Arguments(p.Tags),
 			// The initializer evaluates the script's init code (k6 archive, k6 inspect),

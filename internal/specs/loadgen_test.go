@@ -122,6 +122,13 @@ spec:
 		{"own image, any node, defaults", func() *benchv1.BenchmarkRun { return ownImage },
 			strings.ReplaceAll(testRunYAML("1", "registry.example/k6:custom", "", `{cpu: "1", memory: 2Gi}`),
 				"image: registry.example/k6:custom\n", "image: registry.example/k6:custom\n    imagePullPolicy: Always\n")},
+		// 1,000/s needs well under one runner's share: one runner of one CPU, whatever the
+		// spec's parallelism; resources.cpu is only the most a runner may have.
+		{"auto sizing", func() *benchv1.BenchmarkRun {
+			r := fixtureRun()
+			r.Spec.LoadGenerator.Sizing = benchv1.SizingAuto
+			return r
+		}, testRunYAML("1", "grafana/k6:1.8.1", "\n    nodeSelector: {pool: loadgen}", `{cpu: "1", memory: 2Gi}`)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

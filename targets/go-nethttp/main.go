@@ -1,5 +1,10 @@
 // Command server is the go-nethttp target: net/http from the standard library with one
 // pgx/v5 pool per process, as in seed 001's Go service (targets/CONTRACT.md).
+//
+// Plain TCP listener: go.mod's go 1.26 makes listeners Multipath TCP by default, which costs
+// req/s and serves no benchmark client (target.yaml has the measurement).
+
+//go:debug multipathtcp=0
 package main
 
 import (

@@ -1,0 +1,3 @@
+module github.com/gauntlet-bench/gauntlet/hack/reference/go-nethttp
+
+go 1.26
