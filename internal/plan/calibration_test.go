@@ -24,8 +24,8 @@ func TestWithCalibration(t *testing.T) {
 			t.Errorf("%s: index %d at position %d", tr.Name, tr.Index, i)
 		}
 	}
-	want := []string{"floor-ping-100", "a-ping-100-r1", "b-ping-100-r1", "floor-ping-200", "a-ping-200-r1", "b-ping-200-r1",
-		"a-ping-100-r2", "b-ping-100-r2", "a-ping-200-r2", "b-ping-200-r2"}
+	want := []string{"floor-ping-100", "a.ping.100.r1", "b.ping.100.r1", "floor-ping-200", "a.ping.200.r1", "b.ping.200.r1",
+		"a.ping.100.r2", "b.ping.100.r2", "a.ping.200.r2", "b.ping.200.r2"}
 	if len(names) != len(want) {
 		t.Fatalf("got %v, want %v", names, want)
 	}

@@ -82,6 +82,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 	var ms []benchv1.Measurement
 	flagSet := map[string]bool{}
 	var flags, notes []string
+	busy := false
 	addFlag := func(f string) {
 		if !flagSet[f] {
 			flagSet[f] = true
@@ -96,6 +97,10 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 		}
 		ms = append(ms, *t.Result)
 		for _, f := range Flags(*t.Result, spec.Load, k.point, spec.SLO) {
+			if f == FlagGeneratorBound {
+				busy = true // judged below, once the latency of record is known
+				continue
+			}
 			addFlag(f)
 		}
 	}
@@ -112,6 +117,14 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 		DroppedIterations: over(ms, func(m benchv1.Measurement) int64 { return m.DroppedIterations }),
 	}
 	latencyOfRecord(&r, ms, floor, addFlag, func(n string) { notes = append(notes, n) })
+	// A busy k6 inflates its own timings; when the wire is the record they are not the
+	// row's figures, and a generator that fell behind still shows as dropped iterations or
+	// a rate shortfall.
+	if busy && r.LatencySource == benchv1.LatencyWire {
+		notes = append(notes, fmt.Sprintf("k6 used over %d%% of its CPU: its own timings are inflated; the wire figures are the record", GeneratorBoundPercent))
+	} else if busy {
+		addFlag(FlagGeneratorBound)
+	}
 	r.Flags, r.Valid = flags, len(flags) == 0 && len(ms) > 0
 	if hasAny(ms, func(m benchv1.Measurement) bool { return m.CPUMillicores > 0 }) {
 		s := over(ms, func(m benchv1.Measurement) int64 { return m.CPUMillicores })
