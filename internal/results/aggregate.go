@@ -18,6 +18,10 @@ const (
 	FlagFailedRepetitions = "FailedRepetitions"
 )
 
+// ValidityFlags is every flag a row can carry: the bounded set the operator's metrics
+// export as label values.
+var ValidityFlags = []string{FlagGeneratorBound, FlagDroppedIterations, FlagRateShortfall, FlagErrorsAboveSLO, FlagFailedRepetitions}
+
 // GeneratorBoundMillicores: above 80% of a core, k6 itself may be what limits the figures.
 const GeneratorBoundMillicores = 800
 
@@ -196,14 +200,19 @@ func micros(decimal string) int64 {
 
 // Progress is "finished/planned", skipped trials counting as finished.
 func Progress(trials []benchv1.Trial) string {
-	done := 0
+	done, planned := TrialCounts(trials)
+	return fmt.Sprintf("%d/%d", done, planned)
+}
+
+// TrialCounts is the trials finished (succeeded, failed or skipped) and the trials planned.
+func TrialCounts(trials []benchv1.Trial) (done, planned int) {
 	for _, t := range trials {
 		switch t.Phase {
 		case benchv1.TrialSucceeded, benchv1.TrialFailed, benchv1.TrialSkipped:
 			done++
 		}
 	}
-	return fmt.Sprintf("%d/%d", done, len(trials))
+	return done, len(trials)
 }
 
 // Headline names the lowest median p99 among valid rows at the highest load point.
