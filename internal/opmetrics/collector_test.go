@@ -14,7 +14,9 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
-func stat(median int64) benchv1.Stat { return benchv1.Stat{Median: median, Min: median - 1, Max: median + 1} }
+func stat(median int64) benchv1.Stat {
+	return benchv1.Stat{Median: median, Min: median - 1, Max: median + 1}
+}
 
 // finishedRun is a run with two targets at one open-model load point: the go row valid and
 // measured in full, the node row flagged, with an unknown flag, and a free-form message.
