@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
@@ -44,6 +45,9 @@ type BenchmarkRunReconciler struct {
 	// TargetURL is where a target answers: its Service's URL in production.
 	TargetURL func(run *benchv1.BenchmarkRun, t benchv1.Target) string
 	Timeouts  Timeouts
+	// ResultMetrics is what the manager exports about each run (internal/opmetrics); nil
+	// exports nothing.
+	ResultMetrics *opmetrics.Store
 
 	skipNameValidation bool // tests start several managers in one process
 }
@@ -90,6 +94,9 @@ type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
 func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	run := &benchv1.BenchmarkRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.ResultMetrics.Forget(req.NamespacedName) // the run is gone: so are its series
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() {
@@ -104,8 +111,12 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		// One status write per pass, from what the phases recorded.
 		run.Status.ObservedGeneration = run.Generation
 		gitOpsConditions(run)
-		if patchErr := r.Status().Patch(ctx, run, client.MergeFrom(before)); patchErr != nil && err == nil && !apierrors.IsNotFound(patchErr) {
+		patchErr := r.Status().Patch(ctx, run, client.MergeFrom(before))
+		if patchErr != nil && err == nil && !apierrors.IsNotFound(patchErr) {
 			err = patchErr
+		}
+		if patchErr == nil {
+			r.ResultMetrics.Observe(run) // the exported series follow the written status
 		}
 	}()
 	phases := []phase{r.accept, r.prerequisites, r.database, r.targets, r.verification, r.trials, r.results}
