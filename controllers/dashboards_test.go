@@ -90,6 +90,8 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	// Range queries step every 5 s up to now: let the scrape cover more than one step.
+	time.Sleep(6 * time.Second)
 	// What Prometheus holds is the status, in base units.
 	for expr, want := range map[string]float64{
 		`gauntlet_result_latency_seconds{run="dash",percentile="p99"}`:             float64(row.P99Micros.Median) / 1e6,
