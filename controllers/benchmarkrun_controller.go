@@ -4,6 +4,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -48,17 +49,40 @@ type BenchmarkRunReconciler struct {
 	// ResultMetrics is what the manager exports about each run (internal/opmetrics); nil
 	// exports nothing.
 	ResultMetrics *opmetrics.Store
+	// WatchNamespace, when set, is the only namespace this operator serves (namespaced
+	// install): node-pool locks and listings stay inside it.
+	WatchNamespace string
+	// MaxConcurrentReconciles is how many runs are reconciled at once (default 1).
+	MaxConcurrentReconciles int
+	// KeepTestRuns is how many finished TestRuns (with their runner pods and plan
+	// ConfigMaps) a run keeps for debugging; older ones go once their figures are read.
+	// Zero takes DefaultKeepTestRuns; negative keeps none.
+	KeepTestRuns int
+
+	// verifications holds the contract checks running off the reconcile worker.
+	verifications verifications
 
 	skipNameValidation bool // tests start several managers in one process
 }
 
-// Timeouts bound the waits; zero values take the defaults.
+// Timeouts bound the waits; zero values take the defaults. Every wait of a run has one,
+// so a run whose dependencies stall ends Failed, cleaned up, with its node pools free.
 type Timeouts struct {
 	Database time.Duration // CloudNativePG Cluster and Pooler ready (default 15m)
-	Targets  time.Duration // every target Deployment available (default 10m)
-	Poll     time.Duration // requeue while waiting on other operators (default 5s)
-	Grace    time.Duration // after a window's end before Prometheus is read (default 15s)
-	Measure  time.Duration // how long unreadable figures are retried (default 2m)
+	Targets  time.Duration // each target Deployment available, from its creation (default 10m)
+	Verify   time.Duration // one target's contract checks (default 5m)
+	// TrialStart is from a TestRun's creation until k6-operator has started its runners
+	// (k6-operator down, runners unschedulable; default 10m).
+	TrialStart time.Duration
+	// TrialFinish is from the end of a trial's measured window until the TestRun has
+	// finished and every runner pod has terminated (a runner pod lost; default 5m).
+	TrialFinish time.Duration
+	Poll        time.Duration // requeue while waiting on other operators (default 5s)
+	Grace       time.Duration // after a window's end before Prometheus is read (default 15s)
+	Measure     time.Duration // how long unreadable figures are retried (default 2m)
+	// MeasureCall bounds one pass's Prometheus queries, so a slow Prometheus cannot hold
+	// the reconcile worker (default 30s).
+	MeasureCall time.Duration
 }
 
 func (t Timeouts) withDefaults() Timeouts {
@@ -69,6 +93,10 @@ func (t Timeouts) withDefaults() Timeouts {
 	}
 	def(&t.Database, 15*time.Minute)
 	def(&t.Targets, 10*time.Minute)
+	def(&t.Verify, 5*time.Minute)
+	def(&t.TrialStart, 10*time.Minute)
+	def(&t.TrialFinish, 5*time.Minute)
+	def(&t.MeasureCall, 30*time.Second)
 	def(&t.Poll, 5*time.Second)
 	def(&t.Grace, 15*time.Second)
 	def(&t.Measure, 2*time.Minute)
@@ -85,8 +113,10 @@ type scope struct {
 // phase is one step of the pipeline; a non-zero result or an error ends the pass.
 type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
 
-// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns,verbs=get;list;watch;update;patch;delete
-// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns/status,verbs=get;update;patch
+// RBAC: only the verbs the code uses. Cached reads (r.Get, r.List) need get, list and
+// watch; uncached listings (APIReader) list only; writes are create, patch and delete.
+// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns,verbs=get;list;watch;patch;delete
+// +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns/status,verbs=patch
 // +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns/finalizers,verbs=update
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -147,6 +177,9 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 	if run.Status.Phase == "" {
 		run.Status.Phase = benchv1.PhasePending
 	}
+	if err := imagesAllowed(run, r.Config.AllowedRegistries); err != nil {
+		return r.fail(s, benchv1.ConditionAccepted, ReasonImageNotAllowed, err.Error())
+	}
 	if len(run.Status.Trials) == 0 {
 		trials, err := plan.Build(&run.Spec, r.presetEndpoints())
 		if err != nil {
@@ -162,6 +195,22 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 	}
 	setCondition(run, benchv1.ConditionAccepted, metav1.ConditionTrue, ReasonSpecAccepted, "the spec passed validation")
 	return ctrl.Result{}, nil
+}
+
+// imagesAllowed checks the run's bring-your-own images against the operator's registry
+// allow-list, naming the field of the first one refused.
+func imagesAllowed(run *benchv1.BenchmarkRun, allowed []string) error {
+	for i, t := range run.Spec.Targets {
+		if t.Image != "" {
+			if err := specs.ImageAllowed(fmt.Sprintf("spec.targets[%d].image", i), t.Image, allowed); err != nil {
+				return err
+			}
+		}
+	}
+	if img := run.Spec.LoadGenerator.Image; img != "" {
+		return specs.ImageAllowed("spec.loadGenerator.image", img, allowed)
+	}
+	return nil
 }
 
 func (r *BenchmarkRunReconciler) presetEndpoints() map[string][]string {
@@ -218,7 +267,10 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.TargetURL == nil {
 		r.TargetURL = specs.TargetBaseURL
 	}
+	if r.KeepTestRuns == 0 {
+		r.KeepTestRuns = DefaultKeepTestRuns
+	}
 	return ctrl.NewControllerManagedBy(mgr).For(&benchv1.BenchmarkRun{}).Owns(&appsv1.Deployment{}).
-		WithOptions(controller.Options{SkipNameValidation: &r.skipNameValidation}).
+		WithOptions(controller.Options{SkipNameValidation: &r.skipNameValidation, MaxConcurrentReconciles: max(r.MaxConcurrentReconciles, 1)}).
 		Named("benchmarkrun").Complete(r)
 }

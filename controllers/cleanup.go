@@ -32,6 +32,7 @@ var createdKinds = []schema.GroupVersionKind{
 	{Version: "v1", Kind: "ConfigMap"},
 	{Group: "apps", Version: "v1", Kind: "Deployment"},
 	{Version: "v1", Kind: "Service"},
+	{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"},
 	{Group: "postgresql.cnpg.io", Version: "v1", Kind: "Pooler"},
 	{Group: "postgresql.cnpg.io", Version: "v1", Kind: "Cluster"},
 }
@@ -51,6 +52,7 @@ func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *benchv1.Benc
 	if !controllerutil.ContainsFinalizer(run, finalizerName) {
 		return ctrl.Result{}, nil
 	}
+	r.verifications.forgetRun(run.UID)
 	left, err := r.deleteCreated(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -104,8 +106,14 @@ func ownedBy(o client.Object, run *benchv1.BenchmarkRun) bool {
 }
 
 // cleanup applies the cleanup policy once the run has finished, then its TTL.
+// Whatever the policy, TestRuns still loading are stopped and old ones pruned first, and
+// verifications still in flight are dropped.
 func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
+	r.verifications.forgetRun(run.UID)
+	if err := r.pruneTestRuns(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	policy := run.Spec.Cleanup.Policy
 	if policy == "Always" || ((policy == "OnSuccess" || policy == "") && run.Status.Phase == benchv1.PhaseSucceeded) {
 		left, err := r.deleteCreated(ctx, run)

@@ -42,6 +42,21 @@ const (
 	ReasonTrialFinished   = "TrialFinished"
 	ReasonTrialStarted    = "TrialStarted"
 	ReasonDeletingObjects = "DeletingObjects"
+
+	// ReasonCreateRefused: the API server refused an object the run needs (422 Invalid or
+	// 400); retrying would not help, so the run fails with the API server's message.
+	ReasonCreateRefused = "CreateRefused"
+	// ReasonVerifyTimeout: a target's contract checks did not finish within the deadline.
+	ReasonVerifyTimeout = "VerificationTimeout"
+	// ReasonTrialTimeout: a TestRun did not start, or did not finish, within its deadline.
+	ReasonTrialTimeout = "TrialTimeout"
+	// ReasonTargetDrift: a target's Deployment was deleted, scaled down or edited mid-run.
+	ReasonTargetDrift = "TargetChanged"
+	// ReasonAllRequestsFailed: every measured trial had 100% errors; the run is Failed
+	// (Complete=False with this reason): nothing a target served was measured.
+	ReasonAllRequestsFailed = "AllRequestsFailed"
+	// ReasonImageNotAllowed: a bring-your-own image is outside the operator's allow-list.
+	ReasonImageNotAllowed = "ImageNotAllowed"
 )
 
 func setCondition(run *benchv1.BenchmarkRun, t string, status metav1.ConditionStatus, reason, msg string) {

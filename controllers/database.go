@@ -16,8 +16,9 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters;poolers,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=poolers,verbs=list;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=list;create;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;delete
 
 // database creates the CloudNativePG Cluster (bootstrapped from targets/schema.sql) and,
@@ -39,7 +40,7 @@ func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.R
 		objs = append(objs, specs.DatabasePooler(run))
 	}
 	if err := r.createAll(ctx, s, objs...); err != nil {
-		return ctrl.Result{}, err
+		return r.createFailed(s, benchv1.ConditionDatabaseReady, err)
 	}
 
 	waiting, err := r.databaseWaiting(ctx, run, direct)
@@ -115,7 +116,7 @@ func (r *BenchmarkRunReconciler) createAll(ctx context.Context, s *scope, objs .
 		if apierrors.IsAlreadyExists(err) {
 			err = r.checkOwned(ctx, s.run, o) // ours only if it carries this run's owner reference
 		} else if err != nil {
-			err = fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+			err = createError(o, err)
 		}
 		if err != nil {
 			return err

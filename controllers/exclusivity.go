@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
@@ -43,13 +45,20 @@ func before(a, b *benchv1.BenchmarkRun) bool {
 // nodePoolHolder names the run this one must wait for before it loads a node pool: an
 // unfinished run created earlier that uses one of the same pools. The order is total and
 // the same for every run, so two runs never both go ahead, and never wait for each other.
+// In a namespaced install only the watched namespace's runs count. A run in another
+// namespace belongs to another tenant: the message says one is there, in this run's own
+// words (its pool and selector), and never its name.
 func (r *BenchmarkRunReconciler) nodePoolHolder(ctx context.Context, run *benchv1.BenchmarkRun) (string, error) {
 	mine := poolKeys(run)
 	if len(mine) == 0 {
 		return "", nil
 	}
 	var all benchv1.BenchmarkRunList
-	if err := r.List(ctx, &all); err != nil {
+	var opts []client.ListOption
+	if r.WatchNamespace != "" {
+		opts = append(opts, client.InNamespace(r.WatchNamespace))
+	}
+	if err := r.List(ctx, &all, opts...); err != nil {
 		return "", err
 	}
 	for i := range all.Items {
@@ -58,10 +67,15 @@ func (r *BenchmarkRunReconciler) nodePoolHolder(ctx context.Context, run *benchv
 			continue
 		}
 		for key, name := range poolKeys(o) {
-			if _, shared := mine[key]; shared {
-				return fmt.Sprintf("BenchmarkRun %s/%s, which uses node pool %s (%s); it was created first and loads it until it finishes",
-					o.Namespace, o.Name, name, key), nil
+			if _, shared := mine[key]; !shared {
+				continue
 			}
+			if o.Namespace != run.Namespace {
+				return fmt.Sprintf("a BenchmarkRun in another namespace, created first, which loads the nodes of node pool %s (%s) until it finishes",
+					mine[key], key), nil
+			}
+			return fmt.Sprintf("BenchmarkRun %s/%s, which uses node pool %s (%s); it was created first and loads it until it finishes",
+				o.Namespace, o.Name, name, key), nil
 		}
 	}
 	return "", nil

@@ -36,6 +36,13 @@ type k6Outcome struct {
 	errorStage string // "" or the stage after which k6-operator reports error
 	exitCode   int32
 	hold       chan struct{}
+	// down: k6-operator is not running; the TestRun never gets a stage.
+	down bool
+	// unschedulable: the runner pods stay Pending, refused by the scheduler.
+	unschedulable bool
+	// losePods: the runner pods vanish once started (a node lost), and the TestRun stays
+	// in the started stage, as k6-operator leaves it.
+	losePods bool
 }
 
 // world plays the other controllers for every namespace of one API server.
@@ -45,6 +52,7 @@ type world struct {
 	mu         sync.Mutex
 	scripted   map[string]*k6Outcome      // by run label: scripted TestRuns instead of real k6
 	dbNever    map[string]bool            // clusters (by name) that never become healthy
+	depNever   map[string]bool            // Deployments (namespace/name) whose pod never becomes available
 	summaries  map[string]k6.Result       // k6's exact summary per TestRun
 	trs        map[string]*k6Runner       // TestRuns with runners going
 	seen       map[string]map[string]bool // namespace → TestRun name/UID pairs seen
@@ -61,7 +69,7 @@ type k6Runner struct {
 }
 
 func newWorld(c client.Client, k6Bin string) *world {
-	return &world{c: c, k6Bin: k6Bin, scripted: map[string]*k6Outcome{}, dbNever: map[string]bool{},
+	return &world{c: c, k6Bin: k6Bin, scripted: map[string]*k6Outcome{}, dbNever: map[string]bool{}, depNever: map[string]bool{},
 		summaries: map[string]k6.Result{}, trs: map[string]*k6Runner{}, seen: map[string]map[string]bool{}, dbPassword: "s3cretPassw0rdFromCNPG"}
 }
 
@@ -137,6 +145,15 @@ func (w *world) kubelet(ctx context.Context) {
 		if d.Status.ObservedGeneration == d.Generation && d.Status.AvailableReplicas == n {
 			continue
 		}
+		w.mu.Lock()
+		never := w.depNever[d.Namespace+"/"+d.Name]
+		w.mu.Unlock()
+		if never {
+			// The pod exists but never passes its readiness probe (CrashLoopBackOff).
+			d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, UnavailableReplicas: n}
+			_ = w.c.Status().Update(ctx, d)
+			continue
+		}
 		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n,
 			ReadyReplicas: n, AvailableReplicas: n}
 		_ = w.c.Status().Update(ctx, d)
@@ -190,6 +207,9 @@ func (w *world) k6Operator(ctx context.Context) {
 		out := w.scripted[tr.GetLabels()[specs.LabelRun]]
 		rn := w.trs[key]
 		w.mu.Unlock()
+		if out != nil && out.down {
+			continue
+		}
 		if out != nil && out.errorStage != "" && st.Stage == out.errorStage {
 			w.setStage(ctx, tr, specs.StageError, &metav1.Condition{Type: "TestRunRunning", Status: metav1.ConditionFalse,
 				Reason: "InitializerFailed", Message: "the initializer pod failed: k6 inspect: script error"})
@@ -201,9 +221,12 @@ func (w *world) k6Operator(ctx context.Context) {
 		case specs.StageInitialization:
 			w.setStage(ctx, tr, specs.StageInitialized, nil)
 		case specs.StageInitialized:
-			w.createRunners(ctx, tr)
+			w.createRunners(ctx, tr, out != nil && out.unschedulable)
 			w.setStage(ctx, tr, specs.StageCreated, nil)
 		case specs.StageCreated:
+			if out != nil && out.unschedulable {
+				continue // the runners never start
+			}
 			if rn == nil {
 				rn = w.startRunners(tr, out)
 				w.mu.Lock()
@@ -216,6 +239,10 @@ func (w *world) k6Operator(ctx context.Context) {
 			}
 		case specs.StageStarted:
 			if rn == nil {
+				continue
+			}
+			if out != nil && out.losePods {
+				_ = w.c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(tr.GetNamespace()), client.MatchingLabels{"k6_cr": tr.GetName()})
 				continue
 			}
 			select {
@@ -248,14 +275,22 @@ func runnerPodName(tr *unstructured.Unstructured, i int) string {
 	return fmt.Sprintf("%s-%d-x7k2p", tr.GetName(), i)
 }
 
-func (w *world) createRunners(ctx context.Context, tr *unstructured.Unstructured) {
+// createRunners creates the runner pods; unschedulable ones get the scheduler's verdict.
+func (w *world) createRunners(ctx context.Context, tr *unstructured.Unstructured, unschedulable bool) {
 	n, _, _ := unstructured.NestedInt64(tr.Object, "spec", "parallelism")
 	for i := 1; i <= int(max(n, 1)); i++ {
-		_ = w.c.Create(ctx, &corev1.Pod{
+		p := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: runnerPodName(tr, i), Namespace: tr.GetNamespace(),
 				Labels:          map[string]string{"app": "k6", "k6_cr": tr.GetName(), "runner": "true"},
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "k6.io/v1alpha1", Kind: "TestRun", Name: tr.GetName(), UID: tr.GetUID()}}},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "k6", Image: "grafana/k6:1.8.1"}}}})
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "k6", Image: "grafana/k6:1.8.1"}}}}
+		if err := w.c.Create(ctx, p); err != nil || !unschedulable {
+			continue
+		}
+		p.Status.Phase = corev1.PodPending
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+			Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", LastTransitionTime: metav1.Now()}}
+		_ = w.c.Status().Update(ctx, p)
 	}
 }
 

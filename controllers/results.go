@@ -37,7 +37,12 @@ func (r *BenchmarkRunReconciler) results(_ context.Context, s *scope) (ctrl.Resu
 	}
 	setCondition(run, benchv1.ConditionComplete, metav1.ConditionTrue, ReasonAllTrialsRan, "every trial has run: "+run.Status.Progress)
 	run.Status.FinishedAt = &metav1.Time{Time: s.now}
-	if c := findCondition(run.Status.Conditions, benchv1.ConditionTargetsVerified); c != nil && c.Status == metav1.ConditionFalse {
+	if why := nothingServed(run.Status.Trials); why != "" {
+		// Every request failed: the figures describe error responses, not the targets.
+		setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonAllRequestsFailed, why)
+		run.Status.Phase = benchv1.PhaseFailed
+		r.Recorder.Eventf(run, nil, "Warning", ReasonAllRequestsFailed, "Finish", "%s", why)
+	} else if c := findCondition(run.Status.Conditions, benchv1.ConditionTargetsVerified); c != nil && c.Status == metav1.ConditionFalse {
 		run.Status.Phase = benchv1.PhaseFailed
 		r.Recorder.Eventf(run, nil, "Warning", ReasonFailed, "Finish", "the run finished without the targets that failed verification: %s", c.Message)
 	} else {
@@ -45,4 +50,26 @@ func (r *BenchmarkRunReconciler) results(_ context.Context, s *scope) (ctrl.Resu
 		r.Recorder.Eventf(run, nil, "Normal", ReasonSucceeded, "Finish", "the run succeeded: %s", run.Status.Headline)
 	}
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
+}
+
+// nothingServed says why a run measured nothing a target served: every trial that was
+// measured had 100% errors (or no request at all). "" when at least one trial measured
+// a request that succeeded, or none was measured (the other checks explain that).
+func nothingServed(trials []benchv1.Trial) string {
+	measured, failedRequests := 0, int64(0)
+	for _, t := range trials {
+		if t.Phase != benchv1.TrialSucceeded || t.Result == nil {
+			continue
+		}
+		if t.Result.Requests > 0 && t.Result.Errors < t.Result.Requests {
+			return ""
+		}
+		measured++
+		failedRequests += t.Result.Errors
+	}
+	if measured == 0 {
+		return ""
+	}
+	return fmt.Sprintf("every measured trial had 100%% errors (%d of %d trials, %d failed requests): no figure describes a served request",
+		measured, len(trials), failedRequests)
 }

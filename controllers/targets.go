@@ -3,10 +3,10 @@ package controllers
 import (
 	"context"
 	"fmt"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -16,23 +16,30 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=services,verbs=list;create;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=list;create;delete
 
-// targets deploys every target (Deployment + Service from the specs builders) and waits
-// until each has an available pod.
+// targets deploys every target (Deployment + Service from the specs builders, and the
+// run's NetworkPolicy) and waits until each has an available pod. Each target's wait is
+// counted from its own Deployment's creation, not from the database's start.
 func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	if meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionTargetsReady) {
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseProvisioning)
-	var waiting []string
+	if r.Config.NetworkPolicy.Enabled {
+		if err := r.createAll(ctx, s, specs.TargetNetworkPolicy(run, r.Config)); err != nil {
+			return r.createFailed(s, benchv1.ConditionTargetsReady, err)
+		}
+	}
+	var waiting, late []string
 	for _, t := range run.Spec.Targets {
 		if _, err := specs.TargetImage(t, r.Config); err != nil {
 			return r.fail(s, benchv1.ConditionTargetsReady, ReasonNoImage, err.Error())
 		}
 		if err := r.createAll(ctx, s, specs.TargetDeployment(run, t, r.Config), specs.TargetService(run, t)); err != nil {
-			return ctrl.Result{}, err
+			return r.createFailed(s, benchv1.ConditionTargetsReady, err)
 		}
 		dep := &appsv1.Deployment{}
 		err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: specs.TargetName(run, t.Name)}, dep)
@@ -47,15 +54,19 @@ func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Re
 		ready := dep.Status.ObservedGeneration >= dep.Generation && dep.Status.AvailableReplicas >= 1
 		targetStatus(run, t.Name).Ready = ready
 		if !ready {
-			waiting = append(waiting, fmt.Sprintf("%s (%d/1 available)", t.Name, dep.Status.AvailableReplicas))
+			why := fmt.Sprintf("%s (%d/1 available)", t.Name, dep.Status.AvailableReplicas)
+			waiting = append(waiting, why)
+			if overdue(s.now, dep.CreationTimestamp.Time, r.Timeouts.Targets) {
+				late = append(late, why)
+			}
 		}
+	}
+	if len(late) > 0 {
+		return r.fail(s, benchv1.ConditionTargetsReady, ReasonTargetsTimeout,
+			fmt.Sprintf("targets did not become available within %v of their creation: %s", r.Timeouts.Targets, strings.Join(late, ", ")))
 	}
 	if len(waiting) > 0 {
 		msg := "waiting for targets: " + strings.Join(waiting, ", ")
-		if s.now.Sub(run.Status.StartedAt.Time) > r.Timeouts.Targets {
-			return r.fail(s, benchv1.ConditionTargetsReady, ReasonTargetsTimeout,
-				fmt.Sprintf("targets did not become available within %v: %s", r.Timeouts.Targets, strings.Join(waiting, ", ")))
-		}
 		setCondition(run, benchv1.ConditionTargetsReady, metav1.ConditionFalse, ReasonDeploying, msg)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}

@@ -21,7 +21,7 @@ import (
 )
 
 // +kubebuilder:rbac:groups=k6.io,resources=testruns,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list
+// +kubebuilder:rbac:groups="",resources=pods,verbs=list;deletecollection
 
 // thresholdsExitCode is k6's exit code when a threshold was crossed.
 const thresholdsExitCode = 99
@@ -71,6 +71,10 @@ func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *be
 	}
 	tr := specs.TestRun(run, plan.FromStatus(t), p, r.Config)
 	if err := r.createAll(ctx, s, specs.PlanConfigMap(run, plan.FromStatus(t), p), tr); err != nil {
+		if res, ferr := r.createFailed(s, benchv1.ConditionComplete, err); ferr == nil {
+			t.Phase, t.Message = benchv1.TrialFailed, err.Error()
+			return res, nil
+		}
 		return ctrl.Result{}, err
 	}
 	t.Phase, t.TestRun = benchv1.TrialRunning, tr.GetName()
@@ -78,9 +82,18 @@ func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *be
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 }
 
-// followTrial moves a running trial on from what k6-operator and Prometheus report.
+// followTrial moves a running trial on from what k6-operator and Prometheus report. Every
+// wait has a deadline: the runners must start within TrialStart of the TestRun's creation,
+// and the TestRun must finish with every runner's exit code within TrialFinish of the
+// measured window's end. The target must stay as deployed throughout.
 func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
 	run := s.run
+	if drift, err := r.targetDrift(ctx, run, t.Target); err != nil || drift != "" {
+		if drift != "" {
+			return r.failTrialFor(s, t, ReasonTargetDrift, drift)
+		}
+		return ctrl.Result{}, err
+	}
 	tr := &unstructured.Unstructured{}
 	tr.SetGroupVersionKind(specs.TestRunGVK)
 	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: t.TestRun}, tr); err != nil {
@@ -108,13 +121,34 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(run.Spec.Load.Duration.Std())}
 		}
 	}
+	// late says what the trial waits for once it is past its deadline, "" before.
+	late := func(what string) string {
+		if t.MeasureStart == nil {
+			if overdue(s.now, tr.GetCreationTimestamp().Time, r.Timeouts.TrialStart) {
+				return fmt.Sprintf("TestRun %s did not start its runners within %v of its creation (stage %q%s%s)",
+					t.TestRun, r.Timeouts.TrialStart, st.Stage, conditionText(st.Conditions), what)
+			}
+			return ""
+		}
+		if overdue(s.now, t.MeasureEnd.Time, r.Timeouts.TrialFinish) {
+			return fmt.Sprintf("TestRun %s did not finish within %v of its measured window's end (stage %q%s)",
+				t.TestRun, r.Timeouts.TrialFinish, st.Stage, what)
+		}
+		return ""
+	}
 	switch {
 	case st.Stage == specs.StageError:
 		return r.failTrial(s, t, fmt.Sprintf("k6-operator reported an error for TestRun %s%s", t.TestRun, conditionText(st.Conditions)))
 	case st.Stage != specs.StageFinished:
+		if why := late(r.runnerState(ctx, run, t.TestRun)); why != "" {
+			return r.failTrialFor(s, t, ReasonTrialTimeout, why)
+		}
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
 	if msg, done, err := r.runnerExitCodes(ctx, run, t.TestRun); err != nil || !done {
+		if why := late(r.runnerState(ctx, run, t.TestRun)); why != "" && err == nil {
+			return r.failTrialFor(s, t, ReasonTrialTimeout, why)
+		}
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
 	} else if msg != "" {
 		return r.failTrial(s, t, msg)
@@ -132,7 +166,10 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 	if wait := readAt.Sub(s.now); wait > 0 {
 		return ctrl.Result{RequeueAfter: wait}, nil
 	}
-	m, note, err := r.Metrics.Measure(ctx, trialQuery(run, t), readAt)
+	// A tight budget per pass: a slow Prometheus delays this trial, not the other runs.
+	mctx, cancel := context.WithTimeout(ctx, r.Timeouts.MeasureCall)
+	defer cancel()
+	m, note, err := r.Metrics.Measure(mctx, trialQuery(run, t), readAt)
 	if err != nil {
 		if s.now.Sub(readAt) > r.Timeouts.Measure {
 			return r.failTrial(s, t, "reading the trial's figures from Prometheus: "+err.Error())
@@ -143,7 +180,38 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 	run.Status.Progress = results.Progress(run.Status.Trials)
 	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialFinished, "Measure", "trial %s: %d requests, p99 %s (%s)",
 		t.Name, m.Requests, results.FormatMicros(m.P99Micros), run.Status.Progress)
+	// Its figures are in status: TestRuns older than the last few go, with their pods.
+	if err := r.pruneTestRuns(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
+}
+
+// runnerState describes the runner pods of a TestRun for a deadline message: how many
+// have terminated, and why the others wait (the scheduler's or kubelet's words).
+func (r *BenchmarkRunReconciler) runnerState(ctx context.Context, run *benchv1.BenchmarkRun, testRun string) string {
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace),
+		client.MatchingLabels{"app": "k6", "k6_cr": testRun, "runner": "true"}); err != nil {
+		return ""
+	}
+	want := int(max(run.Spec.LoadGenerator.Parallelism, 1))
+	terminated := 0
+	var waiting []string
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Terminated != nil {
+			terminated++
+		} else if w := podWaiting(p); w != "" {
+			waiting = append(waiting, p.Name+": "+w)
+		}
+	}
+	msg := fmt.Sprintf("; runner pods: %d of %d found, %d terminated", len(pods.Items), want, terminated)
+	if len(waiting) > 0 {
+		sort.Strings(waiting)
+		msg += "; " + strings.Join(waiting[:min(len(waiting), 3)], "; ")
+	}
+	return msg
 }
 
 // runnerExitCodes reads the runner pods' exit codes (k6-operator reports them only in its
@@ -184,9 +252,14 @@ func (r *BenchmarkRunReconciler) runnerExitCodes(ctx context.Context, run *bench
 // failTrial records a failed trial and fails the run with it: the other trials would meet
 // the same broken load generator or target.
 func (r *BenchmarkRunReconciler) failTrial(s *scope, t *benchv1.Trial, why string) (ctrl.Result, error) {
+	return r.failTrialFor(s, t, ReasonTrialFailed, why)
+}
+
+// failTrialFor is failTrial with the reason of the Complete condition.
+func (r *BenchmarkRunReconciler) failTrialFor(s *scope, t *benchv1.Trial, reason, why string) (ctrl.Result, error) {
 	t.Phase, t.Message = benchv1.TrialFailed, why
 	s.run.Status.Progress = results.Progress(s.run.Status.Trials)
-	return r.fail(s, benchv1.ConditionComplete, ReasonTrialFailed, fmt.Sprintf("trial %s failed: %s", t.Name, why))
+	return r.fail(s, benchv1.ConditionComplete, reason, fmt.Sprintf("trial %s failed: %s", t.Name, why))
 }
 
 func targetSpec(run *benchv1.BenchmarkRun, name string) benchv1.Target {

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -21,25 +22,30 @@ const maxFailedChecks = benchv1.MaxFailedChecks
 // verification runs the contract verifier (internal/verify) from the operator against each
 // target's Service before anything is timed. A target that fails is recorded with its
 // failed checks and its trials are marked Failed without a TestRun: it is never timed.
-func (r *BenchmarkRunReconciler) verification(ctx context.Context, s *scope) (ctrl.Result, error) {
+// The checks run off the reconcile worker (verifications.go); each pass only looks at how
+// far they got, so a target that stalls holds up its own run and no other.
+func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	if meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionTargetsVerified) != nil &&
 		!meta.IsStatusConditionPresentAndEqual(run.Status.Conditions, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown) {
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseVerifying)
-	var failed []string
+	var failed, inFlight []string
+	reason := ReasonVerifyFailed
 	for _, t := range run.Spec.Targets {
 		ts := targetStatus(run, t.Name)
 		if ts.Verification == benchv1.VerificationPending || ts.Verification == "" {
-			rep, err := r.Verify(ctx, r.verifyOptions(run, t))
+			done, timedOut, err := r.verifyTarget(s, t, ts)
 			if err != nil {
-				return ctrl.Result{}, fmt.Errorf("verifying target %s: %w", t.Name, err)
+				return ctrl.Result{}, err
 			}
-			ts.Verification, ts.FailedChecks = benchv1.VerificationPassed, nil
-			if !rep.Passed() {
-				ts.Verification = benchv1.VerificationFailed
-				ts.FailedChecks = rep.Failures()[:min(len(rep.Failures()), maxFailedChecks)]
+			if !done {
+				inFlight = append(inFlight, t.Name)
+				continue
+			}
+			if timedOut {
+				reason = ReasonVerifyTimeout
 			}
 		}
 		if ts.Verification == benchv1.VerificationFailed {
@@ -48,18 +54,59 @@ func (r *BenchmarkRunReconciler) verification(ctx context.Context, s *scope) (ct
 			notTimed(run, t.Name, "not timed: "+why)
 		}
 	}
+	if len(inFlight) > 0 {
+		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown, ReasonVerifying,
+			"checking against the contract: "+strings.Join(inFlight, ", "))
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
+	}
 	if len(failed) > 0 {
 		msg := strings.Join(failed, ", ") + "; its trials are not timed"
-		r.Recorder.Eventf(run, nil, "Warning", ReasonVerifyFailed, "Verify", "%s", msg)
+		r.Recorder.Eventf(run, nil, "Warning", reason, "Verify", "%s", msg)
 		if len(failed) == len(run.Spec.Targets) {
-			return r.fail(s, benchv1.ConditionTargetsVerified, ReasonVerifyFailed, msg)
+			return r.fail(s, benchv1.ConditionTargetsVerified, reason, msg)
 		}
-		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionFalse, ReasonVerifyFailed, msg)
+		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionFalse, reason, msg)
 		return ctrl.Result{}, nil
 	}
 	r.Recorder.Eventf(run, nil, "Normal", ReasonPassed, "Verify", "every target follows the contract")
 	setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionTrue, ReasonPassed, "every target passed the contract checks")
 	return ctrl.Result{}, nil
+}
+
+// verifyTarget starts a target's checks or picks up their outcome into ts. done is false
+// while they run; timedOut says they were cut off at the deadline (the target then counts
+// as failed). An error other than the deadline is returned, and the next pass starts over.
+func (r *BenchmarkRunReconciler) verifyTarget(s *scope, t benchv1.Target, ts *benchv1.TargetStatus) (done, timedOut bool, err error) {
+	key := verifyKey(s.run.UID, t.Name)
+	opts := r.verifyOptions(s.run, t)
+	job := r.verifications.start(key, s.now, r.Timeouts.Verify, func(ctx context.Context) (verify.Report, error) {
+		return r.Verify(ctx, opts)
+	})
+	deadline := fmt.Sprintf("did not finish its contract checks within %v", r.Timeouts.Verify)
+	if !job.finished() {
+		// The checks honour their context; this is for a verifier that does not.
+		if !overdue(s.now, job.started, r.Timeouts.Verify+r.Timeouts.Poll) {
+			return false, false, nil
+		}
+		r.verifications.forget(key)
+		ts.Verification, ts.FailedChecks = benchv1.VerificationFailed, []string{deadline}
+		return true, true, nil
+	}
+	r.verifications.forget(key)
+	switch {
+	case errors.Is(job.err, context.DeadlineExceeded):
+		ts.Verification, ts.FailedChecks = benchv1.VerificationFailed, []string{deadline}
+		return true, true, nil
+	case job.err != nil:
+		return false, false, fmt.Errorf("verifying target %s: %w", t.Name, job.err)
+	}
+	rep := job.report
+	ts.Verification, ts.FailedChecks = benchv1.VerificationPassed, nil
+	if !rep.Passed() {
+		ts.Verification = benchv1.VerificationFailed
+		ts.FailedChecks = rep.Failures()[:min(len(rep.Failures()), maxFailedChecks)]
+	}
+	return true, false, nil
 }
 
 // verifyOptions checks what plan.VerifyEndpoints says the target's trials request, through

@@ -80,7 +80,22 @@ export const options = {
   },
 };
 
-// Per-request parameters, built once per VU. The name tag is the path template.
+// Per-request parameters, built once per VU and per phase. The name tag is the path
+// template. The Gauntlet-Phase header marks each request's window on the wire, so a packet
+// capture (internal/wire) counts exactly the requests k6 counts as measured.
+function params(r, phase) {
+  const headers = { 'Gauntlet-Phase': phase };
+  if (r.body) {
+    headers['Content-Type'] = 'application/json';
+  }
+  return {
+    headers,
+    tags: { name: r.path },
+    timeout: ms(plan.timeoutMs),
+    // http_req_failed then means "not the status the contract expects".
+    responseCallback: http.expectedStatuses(r.expectStatus),
+  };
+}
 const requests = plan.requests.map((r) => ({
   method: r.method,
   path: r.path,
@@ -90,13 +105,7 @@ const requests = plan.requests.map((r) => ({
   idMin: r.idMin || 0,
   idSpan: r.idSpan || 0,
   idStride: r.idStride || 0,
-  params: {
-    headers: r.body ? { 'Content-Type': 'application/json' } : {},
-    tags: { name: r.path },
-    timeout: ms(plan.timeoutMs),
-    // http_req_failed then means "not the status the contract expects".
-    responseCallback: http.expectedStatuses(r.expectStatus),
-  },
+  params: { warmup: params(r, 'warmup'), measure: params(r, 'measure') },
 }));
 
 // Marks the start of the load on stderr: internal/k6 times its CPU samples from it.
@@ -118,6 +127,6 @@ export default function () {
     const id = q.idMin + ((it % q.idSpan) * q.idStride) % q.idSpan;
     path = path.split('{id}').join(String(id));
   }
-  const res = http.request(q.method, plan.baseURL + path, q.body, q.params);
+  const res = http.request(q.method, plan.baseURL + path, q.body, q.params[exec.scenario.name]);
   check(res, { 'expected status': (r) => r.status === q.expectStatus });
 }

@@ -76,6 +76,10 @@ type BenchmarkRunStatus struct {
 	// +kubebuilder:validation:MaxItems=200
 	Trials []Trial `json:"trials,omitempty"`
 
+	// Placement is how the local mode gave CPUs to the load generator and the targets.
+	// +optional
+	Placement *Placement `json:"placement,omitempty"`
+
 	// Results, one row per target x scenario x load point, aggregated over repetitions.
 	// +optional
 	// +listType=atomic
@@ -136,6 +140,12 @@ type Trial struct {
 	LoadPoint  int32  `json:"loadPoint"`
 	Repetition int32  `json:"repetition"`
 
+	// Calibration marks a generator-floor trial: the same plan driven against the null
+	// responder instead of a target (Target is "null-responder"), once per scenario and load
+	// point. Its figures are the load generator's own; they make no result row.
+	// +optional
+	Calibration bool `json:"calibration,omitempty"`
+
 	// +optional
 	Phase TrialPhase `json:"phase,omitempty"`
 	// TestRun is the k6-operator TestRun that drove this trial (empty in the local mode).
@@ -187,6 +197,73 @@ type Measurement struct {
 	// GeneratorCPUMillicores is the load generator's own CPU use (generator-bound check).
 	// +optional
 	GeneratorCPUMillicores int64 `json:"generatorCPUMillicores,omitempty"`
+	// Wire is the latency on the wire: the measured requests' packets on the target's port,
+	// each request's first byte paired with its response's first byte, with no load
+	// generator in it (local mode, when the capture is allowed). The latency fields above
+	// are k6's own timings.
+	// +optional
+	Wire *WireLatency `json:"wire,omitempty"`
+}
+
+// WireLatency is one trial's latency on the wire, in microseconds.
+type WireLatency struct {
+	// Requests is the measured requests seen on the wire; it equals k6's count when the
+	// capture saw every one.
+	Requests int64 `json:"requests"`
+	// Unanswered requests got no response byte before their connection closed or the
+	// capture ended (timeouts); they have no latency.
+	// +optional
+	Unanswered int64 `json:"unanswered,omitempty"`
+	P50Micros  int64 `json:"p50Micros"`
+	P90Micros  int64 `json:"p90Micros"`
+	P95Micros  int64 `json:"p95Micros"`
+	P99Micros  int64 `json:"p99Micros"`
+	P999Micros int64 `json:"p999Micros"`
+	MaxMicros  int64 `json:"maxMicros"`
+	// DroppedPackets is what the kernel dropped before the capture read it; above 0 the wire
+	// figures are incomplete and not used.
+	// +optional
+	DroppedPackets int64 `json:"droppedPackets,omitempty"`
+}
+
+// Placement is the CPU sets the local mode pinned the load generator and the targets to
+// (sched_setaffinity), as CPU lists such as "0" or "4-7".
+type Placement struct {
+	// GeneratorCPUs run k6; TargetCPUs run the target under load, the null responder,
+	// PostgreSQL and PgBouncer. Empty when nothing was pinned.
+	// +optional
+	GeneratorCPUs string `json:"generatorCPUs,omitempty"`
+	// +optional
+	TargetCPUs string `json:"targetCPUs,omitempty"`
+	// Shared is true when the two could not be given disjoint CPUs (one CPU, or pinning
+	// refused): every row is then flagged SharedCores.
+	Shared bool `json:"shared"`
+	// +optional
+	Message string `json:"message,omitempty"`
+}
+
+// LatencySource names the measurement a row's verdict, headline and validity read.
+// +kubebuilder:validation:Enum=Wire;Generator
+type LatencySource string
+
+// Latency sources.
+const (
+	// LatencyWire: the packet capture of the target's port (every repetition captured).
+	LatencyWire LatencySource = "Wire"
+	// LatencyGenerator: k6's own timings, the row's p50Micros ... maxMicros.
+	LatencyGenerator LatencySource = "Generator"
+)
+
+// LatencyStats is a latency distribution over the repetitions: each figure's median and
+// spread, and the number of requests it covers.
+type LatencyStats struct {
+	Requests   Stat `json:"requests"`
+	P50Micros  Stat `json:"p50Micros"`
+	P90Micros  Stat `json:"p90Micros"`
+	P95Micros  Stat `json:"p95Micros"`
+	P99Micros  Stat `json:"p99Micros"`
+	P999Micros Stat `json:"p999Micros"`
+	MaxMicros  Stat `json:"maxMicros"`
 }
 
 // Stat is one figure over the repetitions: median and spread.
@@ -237,10 +314,24 @@ type ResultRow struct {
 	// achieved rate, in millionths of a US dollar.
 	// +optional
 	CostMicroUSDPerMillion *int64 `json:"costMicroUSDPerMillion,omitempty"`
+	// LatencySource says which latency is the row's latency of record, read by the SLO
+	// verdict, the headline and the generator-noise check: Wire when every repetition has a
+	// complete wire capture, otherwise Generator (k6's timings: p50Micros ... maxMicros).
+	// +optional
+	LatencySource LatencySource `json:"latencySource,omitempty"`
+	// Wire is the latency on the wire over the repetitions (see Measurement.Wire).
+	// +optional
+	Wire *LatencyStats `json:"wire,omitempty"`
+	// GeneratorFloor is the load generator's own latency at this scenario and load point,
+	// measured against the null responder (the calibration trials): what k6 reports when the
+	// target takes no time at all.
+	// +optional
+	GeneratorFloor *LatencyStats `json:"generatorFloor,omitempty"`
 	// +optional
 	SLO Verdict `json:"slo,omitempty"`
 	// Valid is false when a figure cannot be trusted; Flags say why (GeneratorBound,
-	// DroppedIterations, RateShortfall, ErrorsAboveSLO).
+	// DroppedIterations, RateShortfall, ErrorsAboveSLO, FailedRepetitions, GeneratorNoise,
+	// SharedCores).
 	Valid bool `json:"valid"`
 	// +optional
 	// +listType=atomic

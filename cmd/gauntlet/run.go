@@ -25,6 +25,7 @@ func newRunCmd() *cobra.Command {
 	var (
 		file, out, root, name string
 		isLocal, allowUnsafe  bool
+		sharedCPUs            bool
 		scale                 float64
 		overrides             local.Overrides
 	)
@@ -97,8 +98,14 @@ func newRunCmd() *cobra.Command {
 
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// The null responder is this binary's own subcommand: shipped wherever gauntlet is.
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("locating this binary for the null responder: %w", err)
+			}
 			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
-				AllowUnsafe: allowUnsafe, OutDir: out, Progress: stderr, Live: isTerminal(stderr)})
+				AllowUnsafe: allowUnsafe, OutDir: out, Progress: stderr, Live: isTerminal(stderr), NullResponder: []string{self, "null-responder"},
+				SharedCPUs: sharedCPUs})
 			if run.Status.StartedAt == nil {
 				return runErr // refused before anything started
 			}
@@ -129,6 +136,8 @@ func newRunCmd() *cobra.Command {
 	f.DurationVar(&overrides.Warmup, "warmup", 0, "replace spec.load.warmup (recorded in the gauntlet.dev/overrides annotation)")
 	f.DurationVar(&overrides.Duration, "duration", 0, "replace spec.load.duration, e.g. 30s instead of a seed's 5m (recorded)")
 	f.Int32Var(&overrides.Repetitions, "repetitions", 0, "replace spec.load.repetitions (recorded)")
+	f.BoolVar(&sharedCPUs, "shared-cpus", false, "do not give k6 and the targets disjoint CPUs (every row is then flagged SharedCores);\n"+
+		"for a machine so busy with other work that k6 on half its CPUs cannot keep the rate")
 	f.BoolVar(&allowUnsafe, "allow-unsafe", false, "run a spec you trust even though it sets what the local mode refuses: PostgreSQL or PgBouncer parameters\n"+
 		"outside the allow-lists (archive_command, shared_preload_libraries, file paths...), target env that loads code\n"+
 		"(LD_PRELOAD, NODE_OPTIONS, PYTHONPATH, BASH_ENV...) or HOST (a listener beyond 127.0.0.1)")

@@ -4,18 +4,20 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
-	"os"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -42,12 +44,31 @@ func (f imageFlag) Set(v string) error {
 
 func main() {
 	var metricsAddr, probeAddr string
-	var leaderElect bool
-	var promURL, targetsDir, k6Image, remoteWrite, postgresImage string
+	var leaderElect, metricsSecure, networkPolicy bool
+	var promURL, targetsDir, k6Image, remoteWrite, postgresImage, watchNamespace, registries string
+	var maxReconciles, keepTestRuns int
+	var timeouts controllers.Timeouts
 	images := imageFlag{}
-	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address the metrics endpoint binds to; 0 disables it")
+	np := specs.DefaultNetworkPolicy()
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		np.OperatorNamespace = ns // config/manager passes it through the downward API
+	}
+	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "address the metrics endpoint binds to; 0 disables it")
+	flag.BoolVar(&metricsSecure, "metrics-secure", true, "serve metrics over HTTPS, only to callers the API server authenticates and authorizes (get on /metrics)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and ready probes bind to")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles at a time")
+	flag.StringVar(&watchNamespace, "watch-namespace", "", "serve only this namespace (a namespaced install, with a Role instead of a ClusterRole); empty serves all")
+	flag.IntVar(&maxReconciles, "max-concurrent-reconciles", 1, "how many BenchmarkRuns are reconciled at once")
+	flag.IntVar(&keepTestRuns, "keep-finished-testruns", controllers.DefaultKeepTestRuns, "finished TestRuns (with their pods) each run keeps for debugging; older ones are deleted once read; 0 keeps none")
+	flag.StringVar(&registries, "allowed-registries", "", "comma-separated registries (host or host/path) bring-your-own images must come from; empty allows any")
+	flag.BoolVar(&networkPolicy, "network-policy", true, "give every run a NetworkPolicy that fences its targets in")
+	flag.StringVar(&np.OperatorNamespace, "operator-namespace", np.OperatorNamespace, "namespace of the operator's pods, allowed to reach targets (they verify them)")
+	flag.StringVar(&np.PrometheusNamespace, "prometheus-namespace", np.PrometheusNamespace, "namespace of the Prometheus pods allowed to reach targets")
+	flag.DurationVar(&timeouts.Database, "database-timeout", 0, "how long a run waits for its database (default 15m)")
+	flag.DurationVar(&timeouts.Targets, "targets-timeout", 0, "how long a target may take to become available, from its creation (default 10m)")
+	flag.DurationVar(&timeouts.Verify, "verify-timeout", 0, "how long one target's contract checks may take (default 5m)")
+	flag.DurationVar(&timeouts.TrialStart, "trial-start-timeout", 0, "how long k6-operator may take to start a trial's runners (default 10m)")
+	flag.DurationVar(&timeouts.TrialFinish, "trial-finish-timeout", 0, "how long after its measured window a trial's TestRun may take to finish (default 5m)")
 	flag.StringVar(&promURL, "prometheus-url", "http://prometheus-operated.monitoring.svc:9090", "Prometheus HTTP API the trial figures are read from")
 	flag.StringVar(&remoteWrite, "prometheus-remote-write-url", specs.DefaultPrometheusRemoteWriteURL, "where k6 runners remote-write their metrics")
 	flag.StringVar(&targetsDir, "targets-dir", "/targets", "directory holding targets/<preset>/target.yaml")
@@ -76,6 +97,13 @@ func main() {
 		os.Exit(1)
 	}
 	cfg.K6Image, cfg.PrometheusRemoteWriteURL, cfg.PostgresImage = k6Image, remoteWrite, postgresImage
+	np.Enabled = networkPolicy
+	cfg.NetworkPolicy = np
+	for _, r := range strings.Split(registries, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			cfg.AllowedRegistries = append(cfg.AllowedRegistries, r)
+		}
+	}
 	reader, err := metrics.NewReader(promURL)
 	if err != nil {
 		log.Error(err, "bad --prometheus-url")
@@ -88,7 +116,8 @@ func main() {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: metricsAddr},
+		Metrics:                MetricsOptions(metricsAddr, metricsSecure),
+		Cache:                  CacheOptions(watchNamespace),
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         leaderElect,
 		LeaderElectionID:       "gauntlet-manager.gauntlet.dev",
@@ -108,6 +137,11 @@ func main() {
 		Metrics:  controllers.PrometheusMeasurer{Reader: reader},
 
 		ResultMetrics: resultMetrics,
+		Timeouts:      timeouts,
+
+		WatchNamespace:          watchNamespace,
+		MaxConcurrentReconciles: maxReconciles,
+		KeepTestRuns:            keepTests(keepTestRuns),
 	}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkRun controller")
 		os.Exit(1)
@@ -120,4 +154,33 @@ func main() {
 		log.Error(err, "the manager stopped")
 		os.Exit(1)
 	}
+}
+
+// keepTests maps the flag to the reconciler's field, where zero means the default.
+func keepTests(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
+}
+
+// MetricsOptions serves metrics the way kubebuilder now scaffolds it: HTTPS with
+// controller-runtime's generated certificate, each request's bearer token checked with a
+// TokenReview and a SubjectAccessReview (config/rbac/metrics_*_role.yaml), so the figures
+// are not readable by every pod that can reach the manager.
+func MetricsOptions(addr string, secure bool) metricsserver.Options {
+	o := metricsserver.Options{BindAddress: addr, SecureServing: secure}
+	if secure {
+		o.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return o
+}
+
+// CacheOptions restricts the manager's cache (and so its watches and the RBAC it needs)
+// to one namespace in a namespaced install.
+func CacheOptions(namespace string) cache.Options {
+	if namespace == "" {
+		return cache.Options{}
+	}
+	return cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}}
 }

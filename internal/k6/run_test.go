@@ -80,6 +80,10 @@ func TestOpenModelMeasuresOnlyTheMeasuredWindow(t *testing.T) {
 	if math.Abs(float64(warmupReqs)-rate*warmup.Seconds()) > 0.02*rate*warmup.Seconds() {
 		t.Errorf("server got %d requests, k6 counted %d measured: %d in the warmup, want ~%v", total, res.Requests, warmupReqs, rate*warmup.Seconds())
 	}
+	// The phase header marks exactly k6's measured requests (internal/wire counts by it).
+	if rec.phases["measure"] != int(res.Requests) || rec.phases["warmup"] != warmupReqs {
+		t.Errorf("Gauntlet-Phase headers %v, k6 counted %d measured of %d", rec.phases, res.Requests, total)
+	}
 	_, after := rec.splitAt(warmup)
 	if math.Abs(float64(after)-float64(res.Requests)) > 0.01*float64(res.Requests) {
 		t.Errorf("server saw %d requests after the first second, k6 counted %d", after, res.Requests)

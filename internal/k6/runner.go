@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 	"github.com/gauntlet-bench/gauntlet/loadgen"
 )
@@ -35,6 +36,8 @@ type Runner struct {
 	Dir string
 	// Output receives k6's stdout and stderr (its summary and logs); nil discards them.
 	Output io.Writer
+	// CPUs, when set, pins k6 to these CPUs (the local mode's generator side).
+	CPUs []int
 }
 
 // Args is the k6 command line for a script, plan and summary path. The REST API is
@@ -102,7 +105,7 @@ func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 
-	if err := cmd.Start(); err != nil {
+	if err := cpuset.Start(cmd, r.CPUs); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return Result{}, fmt.Errorf("k6 not found at %s: run hack/k6.sh to install k6 %s", binary, Version)
 		}

@@ -27,12 +27,13 @@ type recorder struct {
 	order    []string // request keys in arrival order
 	ids      map[int]int
 	badBody  int
+	phases   map[string]int // Gauntlet-Phase header values
 
 	conns, closing, inFlight, peak atomic.Int64
 }
 
 func newRecorder(t *testing.T) *recorder {
-	rec := &recorder{paths: map[string]int{}, ids: map[int]int{}}
+	rec := &recorder{paths: map[string]int{}, ids: map[int]int{}, phases: map[string]int{}}
 	rec.srv = httptest.NewUnstartedServer(http.HandlerFunc(rec.serve))
 	rec.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
@@ -54,6 +55,7 @@ func (rec *recorder) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.mu.Lock()
 	rec.arrivals = append(rec.arrivals, time.Now())
+	rec.phases[r.Header.Get("Gauntlet-Phase")]++
 	key := r.Method + " " + r.URL.Path
 	if id, ok := idIn(r.URL.Path); ok {
 		rec.ids[id]++

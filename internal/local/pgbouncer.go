@@ -33,6 +33,8 @@ type PgBouncerOptions struct {
 	Ports      PortRange
 	// Binary is the pgbouncer program; empty: pgbouncer on PATH or /usr/sbin/pgbouncer.
 	Binary string
+	// CPUs, when set, pins PgBouncer to these CPUs.
+	CPUs []int
 }
 
 // PgBouncer is a running PgBouncer child process.
@@ -108,7 +110,7 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 	}
 	// In the foreground (no -d): it stays our child, in our process group, logging to stderr.
 	b.proc, err = Start(Spec{Name: "pgbouncer " + opts.PoolMode, Argv: []string{binary, config},
-		RunAs: acct, Dir: b.Dir, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + b.Dir}})
+		RunAs: acct, Dir: b.Dir, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + b.Dir}, CPUs: opts.CPUs})
 	if err != nil {
 		return nil, err
 	}

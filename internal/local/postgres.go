@@ -54,6 +54,8 @@ type PostgresOptions struct {
 	Password string
 	// Schema is an SQL file loaded into the bench database (targets/schema.sql); empty: none.
 	Schema string
+	// CPUs, when set, pins the server and its backends to these CPUs.
+	CPUs []int
 	// BinDir holds initdb and postgres; empty: $PG_BINDIR, else the newest
 	// /usr/lib/postgresql/*/bin.
 	BinDir string
@@ -139,7 +141,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (_ *Postgres, err 
 		argv = append(argv, "-c", k+"="+params[k])
 	}
 	if pg.proc, err = Start(Spec{Name: "postgres", RunAs: acct, Env: env, Dir: pg.Dir, Argv: argv,
-		LogFile: filepath.Join(pg.Dir, "postgres.log")}); err != nil {
+		LogFile: filepath.Join(pg.Dir, "postgres.log"), CPUs: opts.CPUs}); err != nil {
 		return nil, err
 	}
 	if err := pg.waitReady(ctx, 60*time.Second); err != nil {

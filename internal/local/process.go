@@ -15,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
 )
 
 // Spec describes a child process.
@@ -27,6 +29,8 @@ type Spec struct {
 	RunAs *Account
 	// LogFile, when set, also receives everything the process writes.
 	LogFile string
+	// CPUs, when set, pins the process and everything it starts to these CPUs.
+	CPUs []int
 }
 
 // Account is a Unix user to run a process as.
@@ -80,7 +84,7 @@ func Start(spec Spec) (*Process, error) {
 		out = io.MultiWriter(p.log, f)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	err = cmd.Start()
+	err = cpuset.Start(cmd, spec.CPUs)
 	w.Close()
 	if err != nil {
 		r.Close()

@@ -13,10 +13,11 @@ import (
 
 // reportData is what report.html shows: the run, its rows and one set of charts per scenario.
 type reportData struct {
-	Run       *benchv1.BenchmarkRun
-	Scale     string
-	Rows      []reportRow
-	Scenarios []scenarioCharts
+	Run         *benchv1.BenchmarkRun
+	Scale       string
+	NoiseFactor int
+	Rows        []reportRow
+	Scenarios   []scenarioCharts
 }
 
 type reportRow struct {
@@ -31,7 +32,7 @@ type scenarioCharts struct {
 
 // Report renders report.html: a self-contained page with inline SVG charts.
 func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
-	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation]}
+	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation], NoiseFactor: results.NoiseFactor}
 	for _, r := range run.Status.Results {
 		d.Rows = append(d.Rows, reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)})
 	}
@@ -82,7 +83,8 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 
 	// Latency: a group per row, a bar per percentile, on a log scale (p50 and max differ by orders).
 	var cats []string
-	lat := []series{{Name: "p50"}, {Name: "p90"}, {Name: "p99"}, {Name: "p99.9"}, {Name: "max"}}
+	lat := []series{{Name: "p50"}, {Name: "p90"}, {Name: "p99"}, {Name: "p99.9"}, {Name: "max"}, {Name: "k6 p99"}}
+	var bands []band
 	cpu, mem := []series{{Name: "CPU (cores)"}}, []series{{Name: "memory (MiB, PSS)"}}
 	for _, r := range rows {
 		label := r.Target
@@ -93,13 +95,19 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 			label += " (invalid)"
 		}
 		cats = append(cats, label)
-		for i, v := range []int64{r.P50Micros.Median, r.P90Micros.Median, r.P99Micros.Median, r.P999Micros.Median, r.MaxMicros.Median} {
+		rec := results.Record(r)
+		for i, v := range []int64{rec[0], rec[1], rec[3], rec[4], rec[5], r.P99Micros.Median} {
 			lat[i].Values = append(lat[i].Values, float64(v))
 		}
+		bd := band{Lo: math.NaN(), Hi: math.NaN()}
+		if f := r.GeneratorFloor; f != nil {
+			bd = band{Lo: float64(f.P50Micros.Median), Hi: float64(f.P99Micros.Median)}
+		}
+		bands = append(bands, bd)
 		cpu[0].Values = append(cpu[0].Values, statValue(r.CPUMillicores, 1000))
 		mem[0].Values = append(mem[0].Values, statValue(r.MemoryBytes, 1<<20))
 	}
-	c.Latency = barChart(scenario+": latency percentiles (median of repetitions, log scale)", cats, lat, true, ms)
+	c.Latency = bandedBarChart(scenario+": latency of record (wire when captured) and k6's p99; grey: generator floor p50–p99 (log scale)", cats, lat, bands, true, ms)
 	c.CPU = barChart(scenario+": target CPU during the measured window (cores, mean)", cats, cpu, false, num)
 	c.Memory = barChart(scenario+": target memory (PSS of the process tree, MiB, mean)", cats, mem, false, num)
 
@@ -150,9 +158,11 @@ svg{display:block;margin:1em 0}
 {{.Run.Spec.Load.Repetitions}} repetition(s). Started {{.Run.Status.StartedAt}}, finished {{.Run.Status.FinishedAt}}.
 {{if .Scale}}<br><b>Load points scaled by {{.Scale}}</b> (--scale) to fit this machine.{{end}}</p>
 <h2>Results</h2>
-<p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.</p>
-<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th></tr>
-{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td></tr>
+<p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.
+p50…max are the latency of record: <b>wire</b> (the time from a request's first packet to its response's first packet on the target's port, no load generator in it) when every repetition was captured, else <b>k6</b> (the generator's timings). k6's own p50/p99 stand beside them; floor is k6's p50–p99 against the null responder at the same rate; * marks a k6 p99 under {{.NoiseFactor}}x the floor: the generator's, not the target's.
+{{with .Run.Status.Placement}}<br>CPUs: {{.Message}}{{end}}</p>
+<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>k6 p50</th><th>k6 p99</th><th>floor</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th></tr>
+{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.Source}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.K6P50}}</td><td>{{.K6P99}}</td><td>{{.Floor}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td></tr>
 {{end}}</table>
 {{range .Scenarios}}<h2>Scenario {{.Name}}</h2>
 {{.Latency}}{{.Throughput}}{{.CPU}}{{.Memory}}

@@ -37,6 +37,13 @@ type RunOptions struct {
 	Live bool
 	// Ports bounds the loopback ports of PostgreSQL, PgBouncer and the targets.
 	Ports PortRange
+	// NullResponder is the command serving the null responder, to which "--listen
+	// 127.0.0.1:PORT" is added (the CLI gives `gauntlet null-responder`); empty: no
+	// calibration trials, so no generator floor.
+	NullResponder []string
+	// SharedCPUs leaves k6 and the targets on every CPU (no pinning), as before placement
+	// existed; the rows are then flagged SharedCores. For comparisons (hack/fidelity).
+	SharedCPUs bool
 	// AllowUnsafe lets through what CheckUnsafe refuses (--allow-unsafe).
 	AllowUnsafe bool
 }
@@ -52,6 +59,9 @@ type runner struct {
 	targets  map[string]*targetState
 	services services
 	progress *progress
+	cpus     placement
+	null     *nullResponder // started at the first calibration trial
+	noWire   string         // why the wire capture is unavailable, once known
 }
 
 // PrepareRun checks what the local mode can run before anything starts: the run's name
@@ -68,6 +78,9 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 		}
 	}
 	for i, t := range spec.Targets {
+		if t.Name == plan.NullResponder {
+			return nil, nil, fmt.Errorf("spec.targets[%d].name: %q is reserved for the generator floor's null responder", i, t.Name)
+		}
 		if t.Image != "" {
 			return nil, nil, fmt.Errorf("spec.targets[%d].image: %q cannot run in the local mode (no container runtime here); use a preset, or run it on a cluster", i, t.Image)
 		}
@@ -108,7 +121,7 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 	if err != nil {
 		return nil, nil, err
 	}
-	return trials, presets, nil
+	return plan.WithCalibration(trials), presets, nil
 }
 
 // Run executes the run on this machine and writes its results folder. The returned run has
@@ -145,6 +158,10 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		st.Trials = append(st.Trials, t.Status())
 	}
 	st.Progress = results.Progress(st.Trials)
+	r.cpus, st.Placement = placeCPUs(opts.SharedCPUs)
+	if len(opts.NullResponder) == 0 {
+		skipCalibration(st.Trials, "no null responder command given: no generator floor")
+	}
 	setCondition(run, benchv1.ConditionAccepted, true, "SpecAccepted", "validated with the CRD's schema and CEL rules; running locally")
 	setCondition(run, benchv1.ConditionReady, false, "Running", "")
 	r.progress = newProgress(out, opts.Live, run)
@@ -222,7 +239,8 @@ func (r *runner) execute(ctx context.Context) string {
 	return ""
 }
 
-// stopTargets stops every target still running; each is gone when it returns.
+// stopTargets stops every target still running, and the null responder; each is gone
+// when it returns.
 func (r *runner) stopTargets() error {
 	var errs []error
 	for _, t := range r.run.Spec.Targets {
@@ -233,6 +251,7 @@ func (r *runner) stopTargets() error {
 			ts.proc = nil
 		}
 	}
+	errs = append(errs, r.stopNullResponder())
 	return errors.Join(errs...)
 }
 

@@ -129,7 +129,13 @@ func TestReportAndTable(t *testing.T) {
 			P99Micros: benchv1.Stat{Median: 2500}, MaxMicros: benchv1.Stat{Median: 9000}},
 		{Target: "<b>x</b>", Scenario: "ping", LoadPoint: 400, Repetitions: 1, Flags: []string{"GeneratorBound"},
 			AchievedMilliRPS: benchv1.Stat{Median: 350000}},
+		// The wire is the record; k6's p99 is under 2x its floor and is starred.
+		{Target: "nginx", Scenario: "ping", LoadPoint: 400, Repetitions: 1, Valid: true, LatencySource: benchv1.LatencyWire,
+			AchievedMilliRPS: benchv1.Stat{Median: 400000}, P50Micros: benchv1.Stat{Median: 221}, P99Micros: benchv1.Stat{Median: 4900},
+			Wire:           &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: 91}, P99Micros: benchv1.Stat{Median: 532}},
+			GeneratorFloor: &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: 180}, P99Micros: benchv1.Stat{Median: 3100}}},
 	}
+	run.Status.Placement = &benchv1.Placement{GeneratorCPUs: "0", TargetCPUs: "1", Message: "k6 on CPUs 0; targets on 1"}
 	run.Status.Trials = []benchv1.Trial{{Name: "nginx.home.400.r1", Target: "nginx", Scenario: "home",
 		Phase: benchv1.TrialSkipped, Message: "nginx does not implement devices-status"}}
 	html, err := Report(run)
@@ -140,6 +146,11 @@ func TestReportAndTable(t *testing.T) {
 	if n := strings.Count(page, "<svg"); n != 4 {
 		t.Errorf("%d charts, want latency, throughput, CPU and memory", n)
 	}
+	for _, want := range []string{"<td>wire</td><td>91µs</td>", "<td>4.90ms*</td><td>180µs–3.10ms</td>", "generator floor 180µs–3.10ms"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
 	if strings.Contains(page, "<b>x</b>") || strings.Contains(page, "src=\"http") {
 		t.Error("a target name reached the page unescaped, or the page loads something")
 	}
@@ -148,7 +159,8 @@ func TestReportAndTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"400/s", "400.1", "300µs", "2.50ms", "0.42", "NO: GeneratorBound",
-		"skipped nginx/home: nginx does not implement devices-status"} {
+		"skipped nginx/home: nginx does not implement devices-status",
+		"wire  91µs", "532µs", "221µs   4.90ms*  3.10ms", "*: k6's p99 is under 2x the generator floor", "CPUs: k6 on CPUs 0; targets on 1"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
@@ -177,8 +189,8 @@ func TestUnmeasuredRowPrintsNoFigures(t *testing.T) {
 			flaskLine = l
 		}
 	}
-	if flaskLine == "" || strings.Count(flaskLine, NoFigure) != 9 || strings.Contains(flaskLine, "0µs") || strings.Contains(flaskLine, "0.0 ") {
-		t.Errorf("unmeasured row should show %s for its 9 figures and no zeros:\n%s", NoFigure, b.String())
+	if flaskLine == "" || strings.Count(flaskLine, NoFigure) != 13 || strings.Contains(flaskLine, "0µs") || strings.Contains(flaskLine, "0.0 ") {
+		t.Errorf("unmeasured row should show %s for its 13 figures and no zeros:\n%s", NoFigure, b.String())
 	}
 	html, err := Report(run)
 	if err != nil {
@@ -187,7 +199,7 @@ func TestUnmeasuredRowPrintsNoFigures(t *testing.T) {
 	page := string(html)
 	flaskRow := page[strings.Index(page, "<td>flask</td>"):]
 	flaskRow = flaskRow[:strings.Index(flaskRow, "</tr>")]
-	if strings.Contains(flaskRow, "0µs") || strings.Count(flaskRow, "<td>"+NoFigure+"</td>") != 9 {
+	if strings.Contains(flaskRow, "0µs") || strings.Count(flaskRow, "<td>"+NoFigure+"</td>") != 13 {
 		t.Errorf("report: the unmeasured row should show %s, not zeros", NoFigure)
 	}
 	if h := results.Headline(run.Status.Results); !strings.Contains(h, "node") {

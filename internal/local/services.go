@@ -92,7 +92,7 @@ func (r *runner) startDatabase(ctx context.Context) error {
 		return nil
 	}
 	r.progress.note("starting PostgreSQL and PgBouncer (%s pooling)", db.Pooler.PoolMode)
-	pg, err := StartPostgres(ctx, PostgresOptions{Ports: r.opts.Ports, Parameters: db.Parameters,
+	pg, err := StartPostgres(ctx, PostgresOptions{Ports: r.opts.Ports, Parameters: db.Parameters, CPUs: r.cpus.target,
 		Schema: filepath.Join(r.opts.Root, "targets", "schema.sql")})
 	if err != nil {
 		return fmt.Errorf("spec.database: %w", err)
@@ -101,7 +101,7 @@ func (r *runner) startDatabase(ctx context.Context) error {
 	msg := fmt.Sprintf("PostgreSQL on 127.0.0.1:%d", pg.Port)
 	if db.ConnectVia != "direct" {
 		b, err := StartPgBouncer(ctx, PgBouncerOptions{Postgres: pg, PoolMode: db.Pooler.PoolMode,
-			Parameters: db.Pooler.Parameters, Ports: r.opts.Ports})
+			Parameters: db.Pooler.Parameters, Ports: r.opts.Ports, CPUs: r.cpus.target})
 		if err != nil {
 			return fmt.Errorf("spec.database.pooler: %w", err)
 		}
@@ -164,7 +164,7 @@ var errVerification = errors.New("failed verification against targets/CONTRACT.m
 // /healthz and verifies it. On error nothing of it is left running.
 func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 	t := ts.spec
-	opts := TargetOptions{Preset: ts.preset, Ports: r.opts.Ports, Workers: int(t.Workers),
+	opts := TargetOptions{Preset: ts.preset, Ports: r.opts.Ports, Workers: int(t.Workers), CPUs: r.cpus.target,
 		DatabaseURL: r.services.databaseURL, LogFile: filepath.Join(r.opts.OutDir, "logs", t.Name+".log"),
 		Env: map[string]string{}}
 	for _, e := range t.Env {

@@ -26,6 +26,7 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 	st := &run.Status
 	st.Phase = benchv1.PhaseAnalyzing
 	st.Results = results.Aggregate(&run.Spec, st.Trials)
+	results.ApplyPlacement(st.Results, st.Placement)
 	st.Headline = results.Headline(st.Results)
 	st.Progress = results.Progress(st.Trials)
 	now := metav1.Now()

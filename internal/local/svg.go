@@ -106,9 +106,21 @@ func frame(b *strings.Builder, title string, a axis, format func(float64) string
 
 // barChart draws groups of bars: one group per category, one bar per series.
 func barChart(title string, categories []string, ss []series, log bool, format func(float64) string) template.HTML {
+	return bandedBarChart(title, categories, ss, nil, log, format)
+}
+
+// band is a range drawn behind a category's bars (the generator floor: p50 to p99); NaN
+// bounds draw nothing.
+type band struct{ Lo, Hi float64 }
+
+// bandedBarChart is barChart with a grey band behind each category's bars.
+func bandedBarChart(title string, categories []string, ss []series, bands []band, log bool, format func(float64) string) template.HTML {
 	var all []float64
 	for _, s := range ss {
 		all = append(all, s.Values...)
+	}
+	for _, bd := range bands {
+		all = append(all, bd.Lo, bd.Hi)
 	}
 	a := newAxis(all, log)
 	var b strings.Builder
@@ -117,6 +129,11 @@ func barChart(title string, categories []string, ss []series, log bool, format f
 	bar := group * 0.8 / float64(max(len(ss), 1))
 	for c, name := range categories {
 		x0 := float64(padL) + group*float64(c) + group*0.1
+		if c < len(bands) && !math.IsNaN(bands[c].Lo) && !math.IsNaN(bands[c].Hi) {
+			lo, hi := a.y(bands[c].Lo), a.y(bands[c].Hi)
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#888" fill-opacity="0.25"><title>%s: generator floor %s–%s</title></rect>`,
+				x0-group*0.05, float64(padT+plotH)-hi, group*0.9, math.Max(hi-lo, 1), esc(name), esc(format(bands[c].Lo)), esc(format(bands[c].Hi)))
+		}
 		for i, s := range ss {
 			if c >= len(s.Values) || math.IsNaN(s.Values[c]) {
 				continue

@@ -33,6 +33,8 @@ type TargetOptions struct {
 	ReadyTimeout time.Duration
 	// LogFile, when set, keeps the target's whole output.
 	LogFile string
+	// CPUs, when set, pins the target to these CPUs (the placement's target side).
+	CPUs []int
 }
 
 // Target is a running target process.
@@ -151,7 +153,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 	if err := runnableBy(acct, p.Dir, argv[0]); err != nil {
 		return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
 	}
-	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, RunAs: acct, LogFile: opts.LogFile}); err != nil {
+	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, RunAs: acct, LogFile: opts.LogFile, CPUs: opts.CPUs}); err != nil {
 		return nil, err
 	}
 	proc := t.proc

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +31,10 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	fail := func(format string, args ...any) {
 		t.Phase, t.Message = benchv1.TrialFailed, fmt.Sprintf(format, args...)
 		r.progress.note("trial %s failed: %s", t.Name, t.Message)
+	}
+	if t.Calibration {
+		r.runCalibration(ctx, t)
+		return
 	}
 	ts := r.targets[t.Target]
 	if ts.broken != "" {
@@ -87,9 +92,13 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		}
 	}()
 	t.Phase = benchv1.TrialRunning
-	res, err := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: marker}.Run(tctx, p)
+	// The capture runs from before the warmup to after k6 has exited: which requests are
+	// measured is read from each request's phase header, not from the clock.
+	capture := r.startWire(proc.Port)
+	res, err := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: marker, CPUs: r.cpus.generator}.Run(tctx, p)
 	cancel()
 	u := <-usage
+	w := r.stopWire(capture)
 
 	select {
 	case <-proc.Done():
@@ -108,12 +117,16 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		return
 	}
 	m := results.FromK6(res)
+	m.Wire = w
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
 	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
 	start, end := metav1.NewTime(measureStart), metav1.NewTime(measureStart.Add(p.Measure()))
 	t.Phase, t.Result, t.MeasureStart, t.MeasureEnd, t.Message = benchv1.TrialSucceeded, &m, &start, &end, ""
 	if u.Samples == 0 {
 		t.Message = "target CPU and memory were not sampled"
+	}
+	if w == nil && r.noWire != "" {
+		t.Message = strings.TrimPrefix(t.Message+"; "+r.noWire, "; ")
 	}
 }
 

@@ -32,5 +32,5 @@ func K6Plan(spec *benchv1.BenchmarkRunSpec, t Trial, baseURL string, tags worklo
 
 // FromStatus is the plan trial a status entry records.
 func FromStatus(t *benchv1.Trial) Trial {
-	return Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition}
+	return Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition, Calibration: t.Calibration}
 }

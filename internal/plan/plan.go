@@ -20,6 +20,8 @@ type Trial struct {
 	Repetition int32 // from 1
 	// Skip, when set, is why this trial is not run (the target lacks an endpoint).
 	Skip string
+	// Calibration: a generator-floor trial against the null responder (WithCalibration).
+	Calibration bool
 }
 
 // Build orders the trials: repetition-major, then scenario, then load point, then target, so
@@ -115,7 +117,7 @@ func Requests(spec *benchv1.BenchmarkRunSpec, scenario string) ([]workload.Reque
 func (t Trial) Status() benchv1.Trial {
 	st := benchv1.Trial{
 		Name: t.Name, Index: t.Index, Target: t.Target, Scenario: t.Scenario,
-		LoadPoint: t.LoadPoint, Repetition: t.Repetition, Phase: benchv1.TrialPending,
+		LoadPoint: t.LoadPoint, Repetition: t.Repetition, Phase: benchv1.TrialPending, Calibration: t.Calibration,
 	}
 	if t.Skip != "" {
 		st.Phase, st.Message = benchv1.TrialSkipped, t.Skip

@@ -54,8 +54,9 @@ type rowKey struct {
 func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
 	var order []rowKey
 	groups := map[rowKey][]benchv1.Trial{}
+	fl := floors(trials)
 	for _, t := range trials {
-		if t.Phase == benchv1.TrialSkipped || t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning {
+		if t.Calibration || t.Phase == benchv1.TrialSkipped || t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning {
 			continue
 		}
 		k := rowKey{t.Target, t.Scenario, t.LoadPoint}
@@ -66,12 +67,12 @@ func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1
 	}
 	rows := make([]benchv1.ResultRow, 0, len(order))
 	for _, k := range order {
-		rows = append(rows, row(spec, k, groups[k]))
+		rows = append(rows, row(spec, k, groups[k], fl[floorKey{k.scenario, k.point}]))
 	}
 	return rows
 }
 
-func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial) benchv1.ResultRow {
+func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor *benchv1.LatencyStats) benchv1.ResultRow {
 	var ms []benchv1.Measurement
 	flagSet := map[string]bool{}
 	var flags, notes []string
@@ -103,9 +104,9 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial) bench
 		MaxMicros:         over(ms, func(m benchv1.Measurement) int64 { return m.MaxMicros }),
 		ErrorRatePPM:      over(ms, func(m benchv1.Measurement) int64 { return m.ErrorRatePPM }),
 		DroppedIterations: over(ms, func(m benchv1.Measurement) int64 { return m.DroppedIterations }),
-		Flags:             flags,
-		Valid:             len(flags) == 0 && len(ms) > 0,
 	}
+	latencyOfRecord(&r, ms, floor, addFlag, func(n string) { notes = append(notes, n) })
+	r.Flags, r.Valid = flags, len(flags) == 0 && len(ms) > 0
 	if hasAny(ms, func(m benchv1.Measurement) bool { return m.CPUMillicores > 0 }) {
 		s := over(ms, func(m benchv1.Measurement) int64 { return m.CPUMillicores })
 		r.CPUMillicores = &s
@@ -140,17 +141,17 @@ func hasAny(ms []benchv1.Measurement, f func(benchv1.Measurement) bool) bool {
 	return false
 }
 
-// verdict judges the medians against the SLO.
+// verdict judges the medians of the latency of record against the SLO.
 func verdict(slo *benchv1.SLO, r benchv1.ResultRow) benchv1.Verdict {
 	if slo == nil || r.Repetitions == 0 {
 		return benchv1.VerdictNone
 	}
+	rec := Record(r) // the wire's latency when the row has it
 	limits := []struct {
 		limit benchv1.Duration
 		got   int64
 	}{
-		{slo.P50, r.P50Micros.Median}, {slo.P90, r.P90Micros.Median}, {slo.P95, r.P95Micros.Median},
-		{slo.P99, r.P99Micros.Median}, {slo.P999, r.P999Micros.Median},
+		{slo.P50, rec[0]}, {slo.P90, rec[1]}, {slo.P95, rec[2]}, {slo.P99, rec[3]}, {slo.P999, rec[4]},
 	}
 	for _, l := range limits {
 		if l.limit != "" && l.got > l.limit.Std().Microseconds() {
@@ -215,7 +216,7 @@ func TrialCounts(trials []benchv1.Trial) (done, planned int) {
 	return done, len(trials)
 }
 
-// Headline names the lowest median p99 among valid rows at the highest load point.
+// Headline names the lowest median p99 of record among valid rows at the highest load point.
 func Headline(rows []benchv1.ResultRow) string {
 	var best *benchv1.ResultRow
 	for i := range rows {
@@ -224,14 +225,18 @@ func Headline(rows []benchv1.ResultRow) string {
 			continue
 		}
 		if best == nil || r.LoadPoint > best.LoadPoint ||
-			(r.LoadPoint == best.LoadPoint && r.P99Micros.Median < best.P99Micros.Median) {
+			(r.LoadPoint == best.LoadPoint && Record(*r)[3] < Record(*best)[3]) {
 			best = r
 		}
 	}
 	if best == nil {
 		return "no valid result"
 	}
-	return fmt.Sprintf("best p99: %s %s %s @ %d", best.Target, best.Scenario, FormatMicros(best.P99Micros.Median), best.LoadPoint)
+	src := ""
+	if best.LatencySource == benchv1.LatencyWire {
+		src = " (wire)"
+	}
+	return fmt.Sprintf("best p99: %s %s %s%s @ %d", best.Target, best.Scenario, FormatMicros(Record(*best)[3]), src, best.LoadPoint)
 }
 
 // FormatMicros prints a latency the way people read them: 850µs, 1.86ms, 2.3s.

@@ -50,6 +50,7 @@ func TestObjectsAreAcceptedByTheAPIServer(t *testing.T) {
 		t.Fatalf("creating the run: %v", err)
 	}
 	cfg := fixtureConfig()
+	cfg.NetworkPolicy = DefaultNetworkPolicy()
 	trial := fixtureTrial
 	testRun := TestRun(run, trial, fixturePlan(t), cfg)
 	objects := []client.Object{
@@ -62,6 +63,7 @@ func TestObjectsAreAcceptedByTheAPIServer(t *testing.T) {
 		DatabasePooler(run),
 		PlanConfigMap(run, trial, fixturePlan(t)),
 		testRun,
+		TargetNetworkPolicy(run, cfg),
 	}
 	for _, obj := range objects {
 		kind := obj.GetObjectKind().GroupVersionKind().Kind

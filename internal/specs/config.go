@@ -30,6 +30,40 @@ type Config struct {
 	SchemaSQL string
 	// PostgresImage, when set, pins the PostgreSQL image; empty leaves CloudNativePG's default.
 	PostgresImage string
+	// NullResponderImage runs the generator floor's null responder: an image with
+	// /gauntlet, such as the operator's own (the Dockerfile ships both binaries).
+	NullResponderImage string
+	// AllowedRegistries, when not empty, are the only places bring-your-own images (a
+	// target's or the load generator's image) may come from: registry hosts, or
+	// host/path prefixes ("ghcr.io/acme"). Presets' images are the operator's own.
+	AllowedRegistries []string
+	// NetworkPolicy fences every run's targets in (TargetNetworkPolicy).
+	NetworkPolicy NetworkPolicyConfig
+}
+
+// NetworkPolicyConfig says where the pods that may reach a target live, besides the run's
+// own k6 runners: the operator (it verifies targets) and Prometheus.
+type NetworkPolicyConfig struct {
+	Enabled bool
+	// OperatorNamespace and OperatorPodLabels select the operator's pods.
+	OperatorNamespace string
+	OperatorPodLabels map[string]string
+	// PrometheusNamespace and PrometheusPodLabels select Prometheus's pods.
+	PrometheusNamespace string
+	PrometheusPodLabels map[string]string
+}
+
+// DefaultNetworkPolicy matches config/manager (namespace gauntlet-system, the manager's
+// labels) and prometheus-operator's pods (app.kubernetes.io/name=prometheus) in the
+// conventional monitoring namespace.
+func DefaultNetworkPolicy() NetworkPolicyConfig {
+	return NetworkPolicyConfig{
+		Enabled:             true,
+		OperatorNamespace:   "gauntlet-system",
+		OperatorPodLabels:   map[string]string{"app.kubernetes.io/name": "gauntlet", "app.kubernetes.io/component": "manager"},
+		PrometheusNamespace: "monitoring",
+		PrometheusPodLabels: map[string]string{"app.kubernetes.io/name": "prometheus"},
+	}
 }
 
 // NewConfig is the default configuration for the given presets: each preset's image is the
@@ -44,6 +78,7 @@ func NewConfig(presets []*preset.Preset) Config {
 		K6Image:                  DefaultK6Image,
 		PrometheusRemoteWriteURL: DefaultPrometheusRemoteWriteURL,
 		SchemaSQL:                targets.SchemaSQL,
+		NetworkPolicy:            DefaultNetworkPolicy(),
 	}
 }
 

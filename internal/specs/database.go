@@ -61,7 +61,22 @@ func DatabaseCluster(run *benchv1.BenchmarkRun, cfg Config) *cnpgv1.Cluster {
 				}}},
 			}},
 			StorageConfiguration: storage,
+			Certificates:         databaseCertificates(run),
 		},
+	}
+}
+
+// databaseCertificates adds the Pooler's Service names to the server certificate that
+// CloudNativePG generates: PgBouncer presents that certificate to clients, and targets
+// check the host name they dial against it (sslmode=verify-full). The instances' own
+// Service names (<cluster>-rw...) are in it already.
+func databaseCertificates(run *benchv1.BenchmarkRun) *cnpgv1.CertificatesConfiguration {
+	if run.Spec.Database.ConnectVia == "direct" {
+		return nil
+	}
+	p := PoolerName(run)
+	return &cnpgv1.CertificatesConfiguration{
+		ServerAltDNSNames: []string{p, p + "." + run.Namespace, p + "." + run.Namespace + ".svc"},
 	}
 }
 

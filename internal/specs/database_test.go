@@ -69,7 +69,8 @@ spec:
       max_connections: "200"
       pg_stat_statements.track: top
     syncReplicaElectionConstraint: {enabled: false}` + clusterBootstrapYAML + `
-  storage: {size: 10Gi}` + clusterZeroYAML,
+  storage: {size: 10Gi}
+  certificates: {serverAltDNSNames: [bench-pooler, bench-pooler.perf, bench-pooler.perf.svc]}` + clusterZeroYAML,
 	}, {
 		name: "replicas: wal_level replica, managed parameters dropped, own image and class",
 		run:  replicated, cfg: cfg,
@@ -91,7 +92,8 @@ spec:
       max_connections: "200"
       pg_stat_statements.max: "10000"
     syncReplicaElectionConstraint: {enabled: false}` + clusterBootstrapYAML + `
-  storage: {size: 10Gi, storageClass: fast-ssd}` + clusterZeroYAML,
+  storage: {size: 10Gi, storageClass: fast-ssd}
+  certificates: {serverAltDNSNames: [bench-pooler, bench-pooler.perf, bench-pooler.perf.svc]}` + clusterZeroYAML,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { assertObject(t, DatabaseCluster(c.run, c.cfg), c.want) })

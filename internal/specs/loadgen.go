@@ -74,8 +74,15 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 		image = cfg.K6Image
 	}
 	pool := nodePool(run, lg.NodePool)
+	// A run's own k6 image is pulled every time, as bring-your-own targets are (see
+	// TargetDeployment): a node's cache must not lend one tenant's private image to another.
+	var pull corev1.PullPolicy
+	if lg.Image != "" {
+		pull = corev1.PullAlways
+	}
 	pod := k6Pod{
-		Image: image,
+		Image:           image,
+		ImagePullPolicy: pull,
 		Metadata: k6PodMetadata{Labels: map[string]string{
 			LabelName: AppLoadgen, LabelPartOf: "gauntlet", LabelRun: LabelValue(run.Name), LabelTrial: LabelValue(t.Name),
 		}},
@@ -180,6 +187,7 @@ type testRunConfigMap struct {
 // k6Pod mirrors k6-operator's Pod (the runner and initializer settings).
 type k6Pod struct {
 	Image                        string                      `json:"image,omitempty"`
+	ImagePullPolicy              corev1.PullPolicy           `json:"imagePullPolicy,omitempty"`
 	Metadata                     k6PodMetadata               `json:"metadata,omitempty"`
 	AutomountServiceAccountToken string                      `json:"automountServiceAccountToken,omitempty"`
 	Env                          []corev1.EnvVar             `json:"env,omitempty"`

@@ -120,7 +120,8 @@ spec:
 		{"configured k6 on the load generator pool, two runners", fixtureRun,
 			testRunYAML("2", "grafana/k6:1.8.1", "\n    nodeSelector: {pool: loadgen}", `{cpu: "4", memory: 2Gi}`)},
 		{"own image, any node, defaults", func() *benchv1.BenchmarkRun { return ownImage },
-			testRunYAML("1", "registry.example/k6:custom", "", `{cpu: "1", memory: 2Gi}`)},
+			strings.ReplaceAll(testRunYAML("1", "registry.example/k6:custom", "", `{cpu: "1", memory: 2Gi}`),
+				"image: registry.example/k6:custom\n", "image: registry.example/k6:custom\n    imagePullPolicy: Always\n")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

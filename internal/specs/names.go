@@ -42,6 +42,8 @@ const (
 	kindPooler = "pooler"
 	kindSchema = "schema"
 	kindTrial  = "trial"
+	kindNull   = "null"
+	kindPolicy = "netpol"
 )
 
 // objectName names one object of a run: a DNS-1035 label of at most max characters made of

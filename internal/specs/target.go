@@ -74,6 +74,21 @@ func TargetDeployment(run *benchv1.BenchmarkRun, t benchv1.Target, cfg Config) *
 		}
 	}
 	pool := nodePool(run, t.NodePool)
+	// A preset's image is the operator's own (public, or pulled with the operator's
+	// configuration). A bring-your-own image is pulled on every start: with IfNotPresent a
+	// node that cached another tenant's private image would hand it to any pod naming it,
+	// without checking that pod's pull credentials.
+	pull := corev1.PullIfNotPresent
+	if t.Image != "" {
+		pull = corev1.PullAlways
+	}
+	mounts := []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}}
+	// The only writable place (nginx keeps its prefix there).
+	volumes := []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	if run.Spec.Database != nil {
+		mounts = append(mounts, corev1.VolumeMount{Name: "db-ca", MountPath: dbCADir, ReadOnly: true})
+		volumes = append(volumes, databaseCAVolume(run))
+	}
 
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
@@ -102,7 +117,7 @@ func TargetDeployment(run *benchv1.BenchmarkRun, t benchv1.Target, cfg Config) *
 					Containers: []corev1.Container{{
 						Name:            "target",
 						Image:           image,
-						ImagePullPolicy: corev1.PullIfNotPresent,
+						ImagePullPolicy: pull,
 						Ports:           []corev1.ContainerPort{{Name: "http", ContainerPort: TargetPort(t), Protocol: corev1.ProtocolTCP}},
 						Env:             targetEnv(run, t),
 						Resources:       guaranteed(t.Resources),
@@ -115,10 +130,9 @@ func TargetDeployment(run *benchv1.BenchmarkRun, t benchv1.Target, cfg Config) *
 							ReadOnlyRootFilesystem:   ptr.To(true),
 							Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
 						},
-						VolumeMounts: []corev1.VolumeMount{{Name: "tmp", MountPath: "/tmp"}},
+						VolumeMounts: mounts,
 					}},
-					// The only writable place (nginx keeps its prefix there).
-					Volumes: []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}},
+					Volumes: volumes,
 				},
 			},
 		},
@@ -169,10 +183,26 @@ const (
 	defaultPrepared = "on"
 )
 
+// dbCADir is where a target finds the CA of its database's server certificate.
+const dbCADir = "/etc/gauntlet/db-ca"
+
+// databaseCAVolume projects only ca.crt of CloudNativePG's <cluster>-ca Secret: the same
+// Secret holds the CA's private key, which a target must never see.
+func databaseCAVolume(run *benchv1.BenchmarkRun) corev1.Volume {
+	return corev1.Volume{Name: "db-ca", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
+		SecretName: ClusterName(run) + "-ca",
+		Items:      []corev1.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}},
+	}}}
+}
+
 // databaseEnv builds DATABASE_URL from the credentials CloudNativePG generates in the
 // <cluster>-app Secret. The kubelet expands $(DB_USER) and $(DB_PASSWORD) from the
 // variables before it, so the password is never a literal in any object. CloudNativePG
-// generates alphanumeric passwords, which need no escaping in a URL.
+// generates alphanumeric passwords, which need no escaping in a URL. CloudNativePG serves
+// TLS (PgBouncer too, with the cluster's certificate): targets verify it against the
+// cluster's CA (verify-full), which libpq, pgx, asyncpg and node-postgres all read from
+// sslrootcert; with sslmode=require node-postgres would verify anyway and refuse the
+// cluster's self-signed CA.
 func databaseEnv(run *benchv1.BenchmarkRun, db *benchv1.Database) []corev1.EnvVar {
 	secret := ClusterName(run) + "-app"
 	fromSecret := func(key string) *corev1.EnvVarSource {
@@ -193,8 +223,8 @@ func databaseEnv(run *benchv1.BenchmarkRun, db *benchv1.Database) []corev1.EnvVa
 	return []corev1.EnvVar{
 		{Name: "DB_USER", ValueFrom: fromSecret("username")},
 		{Name: "DB_PASSWORD", ValueFrom: fromSecret("password")},
-		{Name: "DATABASE_URL", Value: fmt.Sprintf("postgres://$(DB_USER):$(DB_PASSWORD)@%s:5432/%s?sslmode=disable",
-			DatabaseHost(run), appDatabase)},
+		{Name: "DATABASE_URL", Value: fmt.Sprintf("postgres://$(DB_USER):$(DB_PASSWORD)@%s:5432/%s?sslmode=verify-full&sslrootcert=%s/ca.crt",
+			DatabaseHost(run), appDatabase, dbCADir)},
 		{Name: "DB_POOL_MIN", Value: strconv.Itoa(int(poolMin))},
 		{Name: "DB_POOL_MAX", Value: strconv.Itoa(int(poolMax))},
 		{Name: "DB_PREPARED", Value: prepared},

@@ -83,14 +83,16 @@ spec:
         - {name: WORKERS, value: "4"}
         - {name: DB_USER, valueFrom: {secretKeyRef: {name: bench-db-9ce4039a98-app, key: username}}}
         - {name: DB_PASSWORD, valueFrom: {secretKeyRef: {name: bench-db-9ce4039a98-app, key: password}}}
-        - {name: DATABASE_URL, value: "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=disable"}
+        - {name: DATABASE_URL, value: "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=verify-full&sslrootcert=/etc/gauntlet/db-ca/ca.crt"}
         - {name: DB_POOL_MIN, value: "5"}
         - {name: DB_POOL_MAX, value: "15"}
         - {name: DB_PREPARED, value: "off"}
         - {name: GOGC, value: "off"}
         resources:
           requests: {cpu: "2", memory: 512Mi}
-          limits: {cpu: "2", memory: 512Mi}` + targetContainerTail + targetPodTail + `
+          limits: {cpu: "2", memory: 512Mi}` + strings.Replace(targetContainerTail, "- {name: tmp, mountPath: /tmp}",
+			"- {name: tmp, mountPath: /tmp}\n        - {name: db-ca, mountPath: /etc/gauntlet/db-ca, readOnly: true}", 1) + targetPodTail + `
+      - {name: db-ca, secret: {secretName: bench-db-ca, items: [{key: ca.crt, path: ca.crt}]}}
 status: {}
 `,
 	}, {
@@ -118,7 +120,7 @@ spec:
         - {name: WORKERS, value: "1"}
         resources:
           requests: {cpu: "1", memory: 1Gi}
-          limits: {cpu: "1", memory: 1Gi}` + targetContainerTail + targetPodTail + `
+          limits: {cpu: "1", memory: 1Gi}` + strings.Replace(targetContainerTail, "IfNotPresent", "Always", 1) + targetPodTail + `
 status: {}
 `,
 	}}
@@ -156,16 +158,16 @@ func TestTargetDatabaseEnv(t *testing.T) {
 		want   map[string]string
 	}{
 		{"pooler", func(*benchv1.Database) {},
-			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=disable",
+			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=verify-full&sslrootcert=/etc/gauntlet/db-ca/ca.crt",
 				"DB_POOL_MIN": "5", "DB_POOL_MAX": "15", "DB_PREPARED": "off"}},
 		{"direct, own pool sizes, prepared statements on", func(db *benchv1.Database) {
 			db.ConnectVia, db.AppPool.Min, db.AppPool.Max, db.PreparedStatements = "direct", new(int32), 40, "on"
-		}, map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-db-9ce4039a98-rw:5432/app?sslmode=disable",
+		}, map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-db-9ce4039a98-rw:5432/app?sslmode=verify-full&sslrootcert=/etc/gauntlet/db-ca/ca.crt",
 			"DB_POOL_MIN": "0", "DB_POOL_MAX": "40", "DB_PREPARED": "on"}},
 		{"not defaulted", func(db *benchv1.Database) {
 			db.ConnectVia, db.AppPool, db.PreparedStatements = "", benchv1.AppPool{}, ""
 		},
-			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=disable",
+			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=verify-full&sslrootcert=/etc/gauntlet/db-ca/ca.crt",
 				"DB_POOL_MIN": "5", "DB_POOL_MAX": "15", "DB_PREPARED": "on"}},
 	}
 	for _, c := range cases {

@@ -25,7 +25,8 @@ spec:
   scenarios: [{name: db, workload: db-ping}]
   load: {rates: [100], warmup: 1s, duration: 3s, repetitions: 3}
 `, nil)
-	c.waitFor(t, "trial 2/3", 90*time.Second)
+	// Trial 1/4 is the generator floor; 3/4 is the second repetition.
+	c.waitFor(t, "trial 3/4", 90*time.Second)
 	time.Sleep(1500 * time.Millisecond)
 	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -37,16 +38,16 @@ spec:
 		t.Errorf("stderr does not say the run was interrupted")
 	}
 	st := c.status(t).Status
-	if st.Phase != benchv1.PhaseFailed || st.FinishedAt == nil || st.Progress != "1/3" {
+	if st.Phase != benchv1.PhaseFailed || st.FinishedAt == nil || st.Progress != "2/4" {
 		t.Errorf("phase %s, progress %s, finished %v", st.Phase, st.Progress, st.FinishedAt)
 	}
 	if !hasCondition(st, "Complete", "False", "Interrupted") || !hasCondition(st, "DatabaseReady", "True", "Started") {
 		t.Errorf("conditions %+v", st.Conditions)
 	}
-	if tr := st.Trials[0]; tr.Phase != benchv1.TrialSucceeded || tr.Result == nil || tr.Result.Errors != 0 {
+	if tr := st.Trials[1]; tr.Phase != benchv1.TrialSucceeded || tr.Result == nil || tr.Result.Errors != 0 {
 		t.Errorf("trial 1: %s %q %+v", tr.Phase, tr.Message, tr.Result)
 	}
-	if tr := st.Trials[1]; tr.Phase != benchv1.TrialPending || !strings.Contains(tr.Message, "interrupted") || tr.Result != nil {
+	if tr := st.Trials[2]; tr.Phase != benchv1.TrialPending || !strings.Contains(tr.Message, "interrupted") || tr.Result != nil {
 		t.Errorf("trial 2: %s %q", tr.Phase, tr.Message)
 	}
 	if len(st.Results) != 1 || st.Results[0].Repetitions != 1 {
@@ -65,7 +66,7 @@ spec:
   scenarios: [{name: ping, workload: ping}]
   load: {rates: [100], warmup: 1s, duration: 3s, repetitions: 2}
 `, nil)
-	c.waitFor(t, "trial 1/2", 90*time.Second)
+	c.waitFor(t, "trial 2/3", 90*time.Second) // after the generator floor's trial
 	time.Sleep(1500 * time.Millisecond)
 	server := descendant(c.cmd.Process.Pid, ".build/server")
 	if server == 0 {
@@ -78,11 +79,11 @@ spec:
 		t.Errorf("exit status %d, want 1 (a trial failed)", code)
 	}
 	st := c.status(t).Status
-	if tr := st.Trials[0]; tr.Phase != benchv1.TrialFailed || !strings.Contains(tr.Message, "exited during the trial") ||
+	if tr := st.Trials[1]; tr.Phase != benchv1.TrialFailed || !strings.Contains(tr.Message, "exited during the trial") ||
 		!strings.Contains(tr.Message, "signal: killed") {
 		t.Errorf("trial 1: %s %q", tr.Phase, tr.Message)
 	}
-	if tr := st.Trials[1]; tr.Phase != benchv1.TrialSucceeded || tr.Result == nil {
+	if tr := st.Trials[2]; tr.Phase != benchv1.TrialSucceeded || tr.Result == nil {
 		t.Errorf("trial 2 after the restart: %s %q", tr.Phase, tr.Message)
 	}
 	if st.Phase != benchv1.PhaseFailed || len(st.Results) != 1 || st.Results[0].Repetitions != 1 ||

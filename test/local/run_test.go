@@ -33,13 +33,19 @@ spec:
 	}
 	run := c.status(t)
 	st := run.Status
-	if st.Phase != benchv1.PhaseSucceeded || st.Progress != "4/4" || st.StartedAt == nil || st.FinishedAt == nil {
+	if st.Phase != benchv1.PhaseSucceeded || st.Progress != "5/5" || st.StartedAt == nil || st.FinishedAt == nil {
 		t.Fatalf("phase %s, progress %s, started %v, finished %v", st.Phase, st.Progress, st.StartedAt, st.FinishedAt)
 	}
-	// Repetitions interleave across targets: go, nginx, go, nginx.
+	// The generator floor first, then repetitions interleave across targets: go, nginx, go, nginx.
 	var order []string
 	for _, tr := range st.Trials {
 		order = append(order, tr.Target)
+		if tr.Calibration {
+			if tr.Phase != benchv1.TrialSucceeded || tr.Result == nil || tr.Result.P50Micros <= 0 {
+				t.Errorf("calibration %s: phase %s, message %q, result %v", tr.Name, tr.Phase, tr.Message, tr.Result)
+			}
+			continue
+		}
 		m := tr.Result
 		if tr.Phase != benchv1.TrialSucceeded || m == nil || tr.MeasureStart == nil || tr.MeasureEnd == nil {
 			t.Fatalf("trial %s: phase %s, message %q, result %v", tr.Name, tr.Phase, tr.Message, m)
@@ -61,14 +67,14 @@ spec:
 			t.Errorf("trial %s: generator %d millicores, errors %d, dropped %d", tr.Name, m.GeneratorCPUMillicores, m.Errors, m.DroppedIterations)
 		}
 	}
-	if want := []string{"go", "nginx", "go", "nginx"}; !slices.Equal(order, want) {
+	if want := []string{"null-responder", "go", "nginx", "go", "nginx"}; !slices.Equal(order, want) {
 		t.Errorf("trial order %v, want %v", order, want)
 	}
 	if len(st.Results) != 2 {
 		t.Fatalf("%d result rows, want 2", len(st.Results))
 	}
 	for _, r := range st.Results {
-		if r.Repetitions != 2 || !r.Valid || len(r.Flags) > 0 || r.CPUMillicores == nil || r.MemoryBytes == nil {
+		if r.Repetitions != 2 || !r.Valid || len(r.Flags) > 0 || r.CPUMillicores == nil || r.MemoryBytes == nil || r.GeneratorFloor == nil {
 			t.Errorf("row %s: n %d, valid %v %v, cpu %v, memory %v", r.Target, r.Repetitions, r.Valid, r.Flags, r.CPUMillicores, r.MemoryBytes)
 		}
 		if !(0 < r.P50Micros.Median && r.P50Micros.Median <= r.P99Micros.Median && r.P99Micros.Median <= r.MaxMicros.Median) {
@@ -97,8 +103,8 @@ spec:
 			t.Errorf("table lacks %q", want)
 		}
 	}
-	if !strings.Contains(c.stderr.String(), "trial 4/4") {
-		t.Errorf("no progress line for trial 4/4 on stderr")
+	if !strings.Contains(c.stderr.String(), "trial 5/5") {
+		t.Errorf("no progress line for trial 5/5 on stderr")
 	}
 }
 
@@ -140,5 +146,5 @@ spec:
 		t.Errorf("the table does not flag the row, or the scale was not printed")
 	}
 	t.Logf("flags %v, achieved %d milli-req/s, generator CPU from trials: %d millicores", r.Flags,
-		r.AchievedMilliRPS.Median, run.Status.Trials[0].Result.GeneratorCPUMillicores)
+		r.AchievedMilliRPS.Median, run.Status.Trials[1].Result.GeneratorCPUMillicores)
 }

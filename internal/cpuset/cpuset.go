@@ -1,0 +1,102 @@
+// Package cpuset gives the load generator and the processes under load disjoint CPUs, so
+// that on a small machine k6 does not time requests on the core the target is using.
+package cpuset
+
+import (
+	"fmt"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Available is the CPUs this process may run on.
+func Available() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("sched_getaffinity: %w", err)
+	}
+	var cpus []int
+	for i := 0; i < len(set)*64; i++ {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus, nil
+}
+
+// Split divides the CPUs between the generator (the first half, at least one) and the
+// target side (the rest). With fewer than two CPUs both get all of them, and shared is true.
+func Split(cpus []int) (generator, target []int, shared bool) {
+	if len(cpus) < 2 {
+		return cpus, cpus, true
+	}
+	half := len(cpus) / 2
+	return cpus[:half], cpus[half:], false
+}
+
+// Format writes a CPU list the way the kernel does: "0-3,6".
+func Format(cpus []int) string {
+	c := slices.Clone(cpus)
+	slices.Sort(c)
+	var parts []string
+	for i := 0; i < len(c); {
+		j := i
+		for j+1 < len(c) && c[j+1] == c[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(c[i]))
+		} else {
+			parts = append(parts, strconv.Itoa(c[i])+"-"+strconv.Itoa(c[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// Start starts cmd on the given CPUs (none: unchanged). A child inherits the affinity of
+// the thread that forks it, so the calling goroutine is locked to its thread, that thread is
+// pinned for the fork and restored after: every thread and child of cmd then stays on cpus,
+// with no window in which it runs elsewhere.
+func Start(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return fmt.Errorf("sched_getaffinity: %w", err)
+	}
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("sched_setaffinity %s: %w", Format(cpus), err)
+	}
+	startErr := cmd.Start()
+	if err := unix.SchedSetaffinity(0, &old); err != nil {
+		// This thread is left pinned: end it with the goroutine rather than reuse it.
+		return fmt.Errorf("restoring this thread's CPUs: %w (start: %v)", err, startErr)
+	}
+	return startErr
+}
+
+// Of is the CPUs a running process (thread group leader) may use.
+func Of(pid int) ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(pid, &set); err != nil {
+		return nil, err
+	}
+	var cpus []int
+	for i := 0; i < len(set)*64; i++ {
+		if set.IsSet(i) {
+			cpus = append(cpus, i)
+		}
+	}
+	return cpus, nil
+}

@@ -1,0 +1,131 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/k6"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// nullResponder is the running null responder: the calibration trials' target.
+type nullResponder struct {
+	proc *Process
+	port int
+	url  string
+}
+
+// skipCalibration marks every calibration trial skipped, with why.
+func skipCalibration(trials []benchv1.Trial, why string) {
+	for i := range trials {
+		if trials[i].Calibration && trials[i].Phase == benchv1.TrialPending {
+			trials[i].Phase, trials[i].Message = benchv1.TrialSkipped, why
+		}
+	}
+}
+
+// startNullResponder starts the null responder on the target side's CPUs and waits until
+// it answers.
+func (r *runner) startNullResponder(ctx context.Context) (*nullResponder, error) {
+	port, err := FreePort(r.opts.Ports)
+	if err != nil {
+		return nil, err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	argv := append(append([]string{}, r.opts.NullResponder...), "--listen", addr)
+	proc, err := Start(Spec{Name: "null responder", Argv: argv, Env: []string{}, CPUs: r.cpus.target,
+		LogFile: filepath.Join(r.opts.OutDir, "logs", "null-responder.log")})
+	if err != nil {
+		return nil, err
+	}
+	n := &nullResponder{proc: proc, port: port, url: "http://" + addr}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(n.url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return n, nil
+			}
+		}
+		select {
+		case <-proc.Done():
+			return nil, fmt.Errorf("null responder exited: %v\n%s", proc.ExitErr(), indent(proc.Tail()))
+		case <-ctx.Done():
+			_ = proc.Stop(syscall.SIGTERM, time.Second)
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = proc.Stop(syscall.SIGTERM, time.Second)
+			return nil, fmt.Errorf("null responder did not answer on %s within 10s", addr)
+		}
+	}
+}
+
+// runCalibration drives a trial's plan against the null responder: k6's figures there are
+// the generator floor of that scenario and load point (results.GeneratorNoise reads it).
+func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
+	fail := func(err error) {
+		t.Phase, t.Message = benchv1.TrialFailed, "generator floor not measured: "+err.Error()
+		r.progress.note("calibration %s failed: %v", t.Name, err)
+	}
+	if r.null == nil {
+		n, err := r.startNullResponder(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				fail(err)
+			}
+			return
+		}
+		r.null = n
+	}
+	p, err := r.trialPlan(t, r.null.url)
+	if err != nil {
+		fail(err)
+		return
+	}
+	dir := filepath.Join(r.opts.OutDir, "trials", t.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fail(err)
+		return
+	}
+	logFile, err := os.Create(filepath.Join(dir, "k6.log"))
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer logFile.Close()
+	capture := r.startWire(r.null.port)
+	t.Phase = benchv1.TrialRunning
+	res, err := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: logFile, CPUs: r.cpus.generator}.Run(ctx, p)
+	w := r.stopWire(capture)
+	if ctx.Err() != nil {
+		t.Phase, t.Message = benchv1.TrialPending, "interrupted before the trial finished; not measured"
+		return
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	m := results.FromK6(res)
+	m.Wire = w
+	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, "generator floor: k6 against the null responder"
+}
+
+// stopNullResponder stops the null responder if it was started.
+func (r *runner) stopNullResponder() error {
+	if r.null == nil {
+		return nil
+	}
+	err := r.null.proc.Stop(syscall.SIGTERM, 5*time.Second)
+	r.null = nil
+	return err
+}

@@ -1,0 +1,179 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// snapLen is how much of each frame is copied to us: the headers and the start of a
+// request, where the phase header is. Responses and bodies are never read past it.
+const snapLen = 1024
+
+// ErrNoPrivilege is returned when the packet socket is refused: capturing needs root or
+// CAP_NET_RAW.
+var ErrNoPrivilege = errors.New("capturing packets needs root or CAP_NET_RAW")
+
+// Capture records the wire latency of one TCP port on the loopback device, from Start to
+// Stop, on a packet socket (AF_PACKET) with a kernel filter that passes only that port's
+// IPv4 TCP segments, once each (the loopback device shows every frame twice: sent and
+// received).
+type Capture struct {
+	fd      int
+	port    uint16
+	pairer  *Pairer
+	stopAt  atomic.Int64 // ns; 0 while running
+	done    chan struct{}
+	readErr error
+	mu      sync.Mutex
+}
+
+// Start opens the packet socket and starts pairing in the background.
+func Start(port int) (*Capture, error) {
+	if port <= 0 || port > 65535 {
+		return nil, fmt.Errorf("wire capture: port %d out of range", port)
+	}
+	lo, err := net.InterfaceByName("lo")
+	if err != nil {
+		return nil, fmt.Errorf("wire capture: loopback device: %w", err)
+	}
+	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, int(htons(unix.ETH_P_ALL)))
+	if err != nil {
+		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
+			return nil, fmt.Errorf("wire capture: %w (%v)", ErrNoPrivilege, err)
+		}
+		return nil, fmt.Errorf("wire capture: packet socket: %w", err)
+	}
+	c := &Capture{fd: fd, port: uint16(port), pairer: NewPairer(), done: make(chan struct{})}
+	if err := c.setup(lo.Index); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("wire capture: %w", err)
+	}
+	go c.loop()
+	return c, nil
+}
+
+func (c *Capture) setup(ifindex int) error {
+	prog, err := bpf.Assemble(filter(c.port))
+	if err != nil {
+		return err
+	}
+	raw := make([]unix.SockFilter, len(prog))
+	for i, in := range prog {
+		raw[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	if err := unix.SetsockoptSockFprog(c.fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER,
+		&unix.SockFprog{Len: uint16(len(raw)), Filter: &raw[0]}); err != nil {
+		return fmt.Errorf("attach filter: %w", err)
+	}
+	// A large buffer: the reader runs beside a busy load generator. FORCE needs
+	// CAP_NET_ADMIN; without it the plain size (capped by rmem_max) stands.
+	if unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 32<<20) != nil {
+		_ = unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 32<<20)
+	}
+	if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
+		return fmt.Errorf("kernel timestamps: %w", err)
+	}
+	tv := unix.NsecToTimeval(int64(50 * time.Millisecond))
+	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		return err
+	}
+	return unix.Bind(c.fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex})
+}
+
+// filter passes IPv4 TCP segments to or from port that the loopback device received
+// (not the PACKET_OUTGOING copy), truncated to snapLen.
+func filter(port uint16) []bpf.Instruction {
+	const drop, accept = 0, snapLen
+	return []bpf.Instruction{
+		bpf.LoadExtension{Num: bpf.ExtType},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.PACKET_OUTGOING, SkipTrue: 10},
+		bpf.LoadAbsolute{Off: 12, Size: 2},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 0x0800, SkipTrue: 8},
+		bpf.LoadAbsolute{Off: 23, Size: 1},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 6},
+		bpf.LoadMemShift{Off: 14},
+		bpf.LoadIndirect{Off: 14, Size: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(port), SkipTrue: 2},
+		bpf.LoadIndirect{Off: 16, Size: 2},
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(port), SkipTrue: 1},
+		bpf.RetConstant{Val: accept},
+		bpf.RetConstant{Val: drop},
+	}
+}
+
+func (c *Capture) loop() {
+	defer close(c.done)
+	buf := make([]byte, snapLen)
+	oob := make([]byte, unix.CmsgSpace(16))
+	for {
+		n, oobn, _, _, err := unix.Recvmsg(c.fd, buf, oob, 0)
+		if err != nil {
+			if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
+				if c.stopAt.Load() != 0 {
+					return // stopped and drained
+				}
+				continue
+			}
+			c.readErr = err
+			return
+		}
+		at, ok := timestamp(oob[:oobn])
+		if !ok {
+			at = time.Now().UnixNano()
+		}
+		if stop := c.stopAt.Load(); stop != 0 && at > stop {
+			return
+		}
+		if s, ok := decode(buf[:n], c.port, at); ok {
+			c.mu.Lock()
+			c.pairer.Add(s)
+			c.mu.Unlock()
+		}
+	}
+}
+
+// timestamp reads SCM_TIMESTAMPNS: when the kernel received the frame.
+func timestamp(oob []byte) (int64, bool) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return 0, false
+	}
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
+			// struct timespec: two 64-bit fields (amd64, arm64) in the machine's byte order.
+			sec, nsec := int64(binary.NativeEndian.Uint64(m.Data[0:8])), int64(binary.NativeEndian.Uint64(m.Data[8:16]))
+			return sec*1e9 + nsec, true
+		}
+	}
+	return 0, false
+}
+
+// Stop ends the capture at now: segments received until then are paired, then requests
+// still unanswered are counted so. Packets the kernel dropped are reported in Dropped.
+func (c *Capture) Stop() (Result, error) {
+	c.stopAt.Store(time.Now().UnixNano())
+	<-c.done
+	stats, statErr := unix.GetsockoptTpacketStats(c.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
+	unix.Close(c.fd)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.pairer.Finish()
+	r := c.pairer.Result()
+	if statErr == nil {
+		r.Dropped = int64(stats.Drops)
+	}
+	if c.readErr != nil {
+		return r, fmt.Errorf("wire capture: reading packets: %w", c.readErr)
+	}
+	return r, nil
+}
+
+func htons(v uint16) uint16 { return v<<8 | v>>8 }
