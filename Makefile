@@ -18,13 +18,14 @@ build: ## Build the manager and the CLI into bin/.
 manifests: ## Generate the CRD and RBAC from the markers in api/ and controllers/.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=gauntlet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	mkdir -p charts/gauntlet/dashboards && rm -f charts/gauntlet/dashboards/*.json && cp dashboards/*.json charts/gauntlet/dashboards/
 
 generate: ## Generate deepcopy functions.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 verify-generated: manifests generate ## Fail when generated files are stale.
-	@if [[ -n "$$(git status --porcelain -- api config)" ]]; then \
-	  git status --porcelain -- api config; git --no-pager diff --stat -- api config; \
+	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards)" ]]; then \
+	  git status --porcelain -- api config charts/gauntlet/dashboards; git --no-pager diff --stat -- api config charts/gauntlet/dashboards; \
 	  echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; fi
 
 lint: ## gofmt and go vet.
@@ -39,12 +40,15 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	hack/k6.sh >/dev/null
 	hack/envtest-binaries.sh >/dev/null
 	hack/crds.sh >/dev/null
+	hack/grafana-schema.sh >/dev/null
 
 # The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
 # runs alone after the others, so its rows are not judged while envtest shares the 2 cores.
 test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end, samples.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
 	  $$(go list ./... | grep -v '/test/local$$')
+	# Argo CD's health code pins other Kubernetes libraries: its test is a module of its own.
+	cd test/argocd && go vet ./... && go test -count=1 ./...
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local
 
 demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
@@ -45,6 +46,9 @@ type BenchmarkRunReconciler struct {
 	// TargetURL is where a target answers: its Service's URL in production.
 	TargetURL func(run *benchv1.BenchmarkRun, t benchv1.Target) string
 	Timeouts  Timeouts
+	// ResultMetrics is what the manager exports about each run (internal/opmetrics); nil
+	// exports nothing.
+	ResultMetrics *opmetrics.Store
 	// WatchNamespace, when set, is the only namespace this operator serves (namespaced
 	// install): node-pool locks and listings stay inside it.
 	WatchNamespace string
@@ -120,6 +124,9 @@ type phase func(ctx context.Context, s *scope) (ctrl.Result, error)
 func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	run := &benchv1.BenchmarkRun{}
 	if err := r.Get(ctx, req.NamespacedName, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.ResultMetrics.Forget(req.NamespacedName) // the run is gone: so are its series
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !run.DeletionTimestamp.IsZero() {
@@ -135,8 +142,12 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		run.Status.ObservedGeneration = run.Generation
 		gitOpsConditions(run)
 		run.Status.Bound() // free text cut to the documented lengths, so the status always fits
-		if patchErr := r.Status().Patch(ctx, run, client.MergeFrom(before)); patchErr != nil && err == nil && !apierrors.IsNotFound(patchErr) {
+		patchErr := r.Status().Patch(ctx, run, client.MergeFrom(before))
+		if patchErr != nil && err == nil && !apierrors.IsNotFound(patchErr) {
 			err = patchErr
+		}
+		if patchErr == nil {
+			r.ResultMetrics.Observe(run) // the exported series follow the written status
 		}
 	}()
 	phases := []phase{r.accept, r.prerequisites, r.database, r.targets, r.verification, r.trials, r.results}

@@ -16,12 +16,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/controllers"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
+	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
@@ -124,13 +126,18 @@ func main() {
 		log.Error(err, "unable to create the manager")
 		os.Exit(1)
 	}
+	// Every run's results, phase and progress, on the manager's metrics endpoint.
+	resultMetrics := opmetrics.NewStore()
+	crmetrics.Registry.MustRegister(resultMetrics)
 	if err := (&controllers.BenchmarkRunReconciler{
 		Client:   mgr.GetClient(),
 		Recorder: mgr.GetEventRecorder("gauntlet"),
 		Config:   cfg,
 		Presets:  byName,
 		Metrics:  controllers.PrometheusMeasurer{Reader: reader},
-		Timeouts: timeouts,
+
+		ResultMetrics: resultMetrics,
+		Timeouts:      timeouts,
 
 		WatchNamespace:          watchNamespace,
 		MaxConcurrentReconciles: maxReconciles,

@@ -31,6 +31,11 @@ func GeneratorBound(m benchv1.Measurement) bool {
 	return m.GeneratorCPULimitMillicores > 0 && m.GeneratorCPUMillicores*100 > m.GeneratorCPULimitMillicores*GeneratorBoundPercent
 }
 
+// ValidityFlags is every flag a row can carry: the bounded set the operator's metrics
+// export as label values.
+var ValidityFlags = []string{FlagGeneratorBound, FlagDroppedIterations, FlagRateShortfall, FlagErrorsAboveSLO,
+	FlagFailedRepetitions, FlagGeneratorNoise, FlagSharedCores}
+
 // Flags says why one trial's figures cannot be trusted as the target's; empty means valid.
 func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *benchv1.SLO) []string {
 	var flags []string
@@ -220,14 +225,19 @@ func micros(decimal string) int64 {
 
 // Progress is "finished/planned", skipped trials counting as finished.
 func Progress(trials []benchv1.Trial) string {
-	done := 0
+	done, planned := TrialCounts(trials)
+	return fmt.Sprintf("%d/%d", done, planned)
+}
+
+// TrialCounts is the trials finished (succeeded, failed or skipped) and the trials planned.
+func TrialCounts(trials []benchv1.Trial) (done, planned int) {
 	for _, t := range trials {
 		switch t.Phase {
 		case benchv1.TrialSucceeded, benchv1.TrialFailed, benchv1.TrialSkipped:
 			done++
 		}
 	}
-	return fmt.Sprintf("%d/%d", done, len(trials))
+	return done, len(trials)
 }
 
 // Headline names the lowest median p99 of record among valid rows at the highest load point.
