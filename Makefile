@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo images clean
 
 all: build
 
@@ -18,13 +18,17 @@ build: ## Build the manager and the CLI into bin/.
 manifests: ## Generate the CRD and RBAC from the markers in api/ and controllers/.
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=gauntlet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
+	# The chart carries the same CRDs and manager rules (test/chart fails when they drift).
+	rm -f charts/gauntlet/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/gauntlet/crds/
+	cp config/rbac/role.yaml charts/gauntlet/files/manager-role.yaml
 
 generate: ## Generate deepcopy functions.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 verify-generated: manifests generate ## Fail when generated files are stale.
-	@if [[ -n "$$(git status --porcelain -- api config)" ]]; then \
-	  git status --porcelain -- api config; git --no-pager diff --stat -- api config; \
+	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/crds charts/gauntlet/files)" ]]; then \
+	  git status --porcelain -- api config charts/gauntlet/crds charts/gauntlet/files; git --no-pager diff --stat -- api config charts/gauntlet; \
 	  echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; fi
 
 lint: ## gofmt and go vet.
@@ -46,6 +50,10 @@ demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets 
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
 	bin/gauntlet run --local -f examples/quickstart.yaml
+
+images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override).
+	command -v docker >/dev/null || { echo "make images needs Docker with buildx (there is no Docker engine on the dev machines; CI builds them)"; exit 1; }
+	docker buildx bake -f docker-bake.hcl $(if $(PUSH),--push,)
 
 clean:
 	rm -rf bin/manager bin/gauntlet
