@@ -35,13 +35,18 @@ lint: ## gofmt and go vet.
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 
-deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs.
+deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs, helm, kubeconform.
 	# postgresql-15 ships pg_stat_statements (Debian folded -contrib into it).
 	hack/apt.sh postgresql-15 pgbouncer
 	hack/prometheus.sh >/dev/null
 	hack/k6.sh >/dev/null
 	hack/envtest-binaries.sh >/dev/null
 	hack/crds.sh >/dev/null
+	# test/chart: helm and kubeconform (built once into bin/), and kubeconform's schemas
+	# generated from the envtest kube-apiserver.
+	hack/tools.sh helm >/dev/null
+	hack/tools.sh kubeconform >/dev/null
+	hack/kube-schemas.sh >/dev/null
 
 test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
