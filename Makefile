@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo images clean
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions images clean
 
 all: build
 
@@ -48,13 +48,24 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	hack/tools.sh kubeconform >/dev/null
 	hack/kube-schemas.sh >/dev/null
 
-test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+# The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
+# runs alone after the others, so its rows are not judged while envtest shares the 2 cores.
+test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end, samples.
+	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
+	  $$(go list ./... | grep -v '/test/local$$')
+	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local
 
 demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
 	bin/gauntlet run --local -f examples/quickstart.yaml
+
+reproductions: ## Run every sample as the samples tier does and regenerate docs/reproductions.md from the runs.
+	hack/k6.sh >/dev/null
+	rm -rf .cache/reproductions
+	status=0; GAUNTLET_SAMPLES_OUT="$(CURDIR)/.cache/reproductions" go test -count=1 -timeout 90m -v \
+	  -run 'TestSamples' ./test/local || status=$$?; \
+	go run ./hack/reproductions -in .cache/reproductions -out docs/reproductions.md; exit $$status
 
 images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override).
 	command -v docker >/dev/null || { echo "make images needs Docker with buildx (there is no Docker engine on the dev machines; CI builds them)"; exit 1; }
