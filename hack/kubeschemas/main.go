@@ -16,10 +16,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
@@ -39,15 +43,35 @@ func main() {
 }
 
 func run(out, version, assets string, crdDirs []string) error {
+	ctrl.SetLogger(logr.Discard())
 	env := &envtest.Environment{CRDDirectoryPaths: crdDirs, ErrorIfCRDPathMissing: true, BinaryAssetsDirectory: assets}
 	cfg, err := env.Start()
 	if err != nil {
 		return err
 	}
 	defer func() { _ = env.Stop() }()
-	docs, err := openAPIDocuments(cfg)
-	if err != nil {
-		return err
+	// The API server publishes a CRD's OpenAPI a moment after the CRD is established: wait
+	// until every installed CRD version is there.
+	var want []string
+	for _, crd := range env.CRDs {
+		for _, v := range crd.Spec.Versions {
+			if v.Served {
+				want = append(want, "apis/"+crd.Spec.Group+"/"+v.Name)
+			}
+		}
+	}
+	var docs map[string]map[string]any
+	for deadline := time.Now().Add(3 * time.Minute); ; time.Sleep(time.Second) {
+		if docs, err = openAPIDocuments(cfg); err != nil {
+			return err
+		}
+		missing := slices.DeleteFunc(slices.Clone(want), func(p string) bool { return docs[p] != nil })
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the API server did not publish the OpenAPI of %v", missing)
+		}
 	}
 	dir := filepath.Join(out, "v"+version+"-standalone-strict")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -68,8 +92,8 @@ func run(out, version, assets string, crdDirs []string) error {
 	return nil
 }
 
-// openAPIDocuments fetches every group-version's OpenAPI v3 document.
-func openAPIDocuments(cfg *rest.Config) ([]map[string]any, error) {
+// openAPIDocuments fetches every group-version's OpenAPI v3 document, by path.
+func openAPIDocuments(cfg *rest.Config) (map[string]map[string]any, error) {
 	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -78,7 +102,7 @@ func openAPIDocuments(cfg *rest.Config) ([]map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var docs []map[string]any
+	docs := map[string]map[string]any{}
 	for path, gv := range paths {
 		if !strings.HasPrefix(path, "api/") && !strings.HasPrefix(path, "apis/") {
 			continue
@@ -91,7 +115,7 @@ func openAPIDocuments(cfg *rest.Config) ([]map[string]any, error) {
 		if err := json.Unmarshal(raw, &doc); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		docs = append(docs, doc)
+		docs[path] = doc
 	}
 	return docs, nil
 }

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -25,6 +28,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
 	var err error
 	if helmBin, err = tool("tools.sh", "helm"); err == nil {
 		kubeconformBin, err = tool("tools.sh", "kubeconform")
