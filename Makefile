@@ -38,6 +38,7 @@ lint: ## gofmt and go vet.
 deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs, helm, kubeconform.
 	# postgresql-15 ships pg_stat_statements (Debian folded -contrib into it).
 	hack/apt.sh postgresql-15 pgbouncer
+	hack/local-user.sh  # the unprivileged user targets run as when tests run as root
 	hack/prometheus.sh >/dev/null
 	hack/k6.sh >/dev/null
 	hack/envtest-binaries.sh >/dev/null

@@ -37,6 +37,8 @@ type RunOptions struct {
 	Live bool
 	// Ports bounds the loopback ports of PostgreSQL, PgBouncer and the targets.
 	Ports PortRange
+	// AllowUnsafe lets through what CheckUnsafe refuses (--allow-unsafe).
+	AllowUnsafe bool
 }
 
 // ErrInterrupted is returned when ctx was cancelled (Ctrl-C): what was measured is written.
@@ -52,10 +54,19 @@ type runner struct {
 	progress *progress
 }
 
-// PrepareRun checks what the local mode can run before anything starts: --scale applied,
-// bring-your-own images refused, every preset found. It returns the planned trials.
-func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64) ([]plan.Trial, map[string]*preset.Preset, error) {
+// PrepareRun checks what the local mode can run before anything starts: the run's name
+// (it names the results folder), what CheckUnsafe refuses unless allowUnsafe, --scale
+// applied, bring-your-own images refused, every preset found. It returns the planned trials.
+func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsafe bool) ([]plan.Trial, map[string]*preset.Preset, error) {
 	spec := &run.Spec
+	if err := CheckRunName(run); err != nil {
+		return nil, nil, err
+	}
+	if !allowUnsafe {
+		if err := UnsafeError(CheckUnsafe(spec)); err != nil {
+			return nil, nil, err
+		}
+	}
 	for i, t := range spec.Targets {
 		if t.Image != "" {
 			return nil, nil, fmt.Errorf("spec.targets[%d].image: %q cannot run in the local mode (no container runtime here); use a preset, or run it on a cluster", i, t.Image)
@@ -105,7 +116,7 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64) ([]plan.T
 // every process it started has been stopped when it returns.
 func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	run := opts.Run
-	trials, presets, err := PrepareRun(run, opts.Root, opts.Scale)
+	trials, presets, err := PrepareRun(run, opts.Root, opts.Scale, opts.AllowUnsafe)
 	if err != nil {
 		return run, err
 	}
