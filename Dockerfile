@@ -1,11 +1,14 @@
 # The operator image: manager (the controller) and gauntlet (the CLI, also used for local runs).
-FROM golang:1.26.8-bookworm AS build
+# Multi-arch through docker-bake.hcl: the build stage runs on the builder's own platform and Go
+# cross-compiles for the target's (no emulation); the final stage only copies files.
+FROM --platform=$BUILDPLATFORM golang:1.26.8-bookworm AS build
+ARG TARGETOS TARGETARCH
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/manager ./cmd/manager \
- && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /out/gauntlet ./cmd/gauntlet
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags "-s -w" -o /out/manager ./cmd/manager \
+ && CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags "-s -w" -o /out/gauntlet ./cmd/gauntlet
 # The manager reads each preset's manifest (image, endpoints) from --targets-dir=/targets;
 # the loader also checks that the manifest's Dockerfile is there.
 RUN for d in targets/*/; do \

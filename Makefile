@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions clean bench-generator
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator
 
 all: build
 
@@ -19,20 +19,24 @@ manifests: ## Generate the CRD and RBAC from the markers in api/ and controllers
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=gauntlet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	mkdir -p charts/gauntlet/dashboards && rm -f charts/gauntlet/dashboards/*.json && cp dashboards/*.json charts/gauntlet/dashboards/
+	# The chart carries the same CRDs and manager rules (test/chart fails when they drift).
+	rm -f charts/gauntlet/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/gauntlet/crds/
+	cp config/rbac/role.yaml charts/gauntlet/files/manager-role.yaml
 
 generate: ## Generate deepcopy functions.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 verify-generated: manifests generate ## Fail when generated files are stale.
-	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards)" ]]; then \
-	  git status --porcelain -- api config charts/gauntlet/dashboards; git --no-pager diff --stat -- api config charts/gauntlet/dashboards; \
+	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards charts/gauntlet/crds charts/gauntlet/files)" ]]; then \
+	  git status --porcelain -- api config charts/gauntlet; git --no-pager diff --stat -- api config charts/gauntlet; \
 	  echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; fi
 
 lint: ## gofmt and go vet.
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 
-deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs.
+deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs, helm, kubeconform.
 	# postgresql-15 ships pg_stat_statements (Debian folded -contrib into it).
 	hack/apt.sh postgresql-15 pgbouncer
 	hack/local-user.sh  # the unprivileged user targets run as when tests run as root
@@ -41,6 +45,11 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	hack/envtest-binaries.sh >/dev/null
 	hack/crds.sh >/dev/null
 	hack/grafana-schema.sh >/dev/null
+	# test/chart: helm and kubeconform (built once into bin/), and kubeconform's schemas
+	# generated from the envtest kube-apiserver.
+	hack/tools.sh helm >/dev/null
+	hack/tools.sh kubeconform >/dev/null
+	hack/kube-schemas.sh >/dev/null
 
 # The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
 # runs alone after the others, so its rows are not judged while envtest shares the 2 cores.
@@ -66,6 +75,10 @@ reproductions: ## Run every sample as the samples tier does and regenerate docs/
 bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethttp (minutes; pinned cores). BENCH_ARGS=-h for options.
 	hack/k6.sh >/dev/null
 	go run ./hack/bench-generator $(BENCH_ARGS)
+
+images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override).
+	command -v docker >/dev/null || { echo "make images needs Docker with buildx (there is no Docker engine on the dev machines; CI builds them)"; exit 1; }
+	docker buildx bake -f docker-bake.hcl $(if $(PUSH),--push,)
 
 clean:
 	rm -rf bin/manager bin/gauntlet

@@ -43,7 +43,7 @@ func (f imageFlag) Set(v string) error {
 }
 
 func main() {
-	var metricsAddr, probeAddr string
+	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
 	var promURL, targetsDir, k6Image, remoteWrite, postgresImage, watchNamespace, registries string
 	var maxReconciles, keepTestRuns int
@@ -69,6 +69,7 @@ func main() {
 	flag.DurationVar(&timeouts.Verify, "verify-timeout", 0, "how long one target's contract checks may take (default 5m)")
 	flag.DurationVar(&timeouts.TrialStart, "trial-start-timeout", 0, "how long k6-operator may take to start a trial's runners (default 10m)")
 	flag.DurationVar(&timeouts.TrialFinish, "trial-finish-timeout", 0, "how long after its measured window a trial's TestRun may take to finish (default 5m)")
+	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease; empty is the pod's own namespace (in-cluster only)")
 	flag.StringVar(&promURL, "prometheus-url", "http://prometheus-operated.monitoring.svc:9090", "Prometheus HTTP API the trial figures are read from")
 	flag.StringVar(&remoteWrite, "prometheus-remote-write-url", specs.DefaultPrometheusRemoteWriteURL, "where k6 runners remote-write their metrics")
 	flag.StringVar(&targetsDir, "targets-dir", "/targets", "directory holding targets/<preset>/target.yaml")
@@ -115,12 +116,13 @@ func main() {
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                MetricsOptions(metricsAddr, metricsSecure),
-		Cache:                  CacheOptions(watchNamespace),
-		HealthProbeBindAddress: probeAddr,
-		LeaderElection:         leaderElect,
-		LeaderElectionID:       "gauntlet-manager.gauntlet.dev",
+		Scheme:                  scheme,
+		Metrics:                 MetricsOptions(metricsAddr, metricsSecure),
+		Cache:                   CacheOptions(watchNamespace),
+		HealthProbeBindAddress:  probeAddr,
+		LeaderElection:          leaderElect,
+		LeaderElectionID:        "gauntlet-manager.gauntlet.dev",
+		LeaderElectionNamespace: leaderNamespace,
 	})
 	if err != nil {
 		log.Error(err, "unable to create the manager")

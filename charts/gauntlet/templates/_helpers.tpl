@@ -1,0 +1,87 @@
+{{/* Names and labels shared by every object of the chart. */}}
+{{- define "gauntlet.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "gauntlet.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gauntlet.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gauntlet.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: manager
+{{- end -}}
+
+{{- define "gauntlet.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{ include "gauntlet.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{- define "gauntlet.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "gauntlet.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gauntlet.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/*
+gauntlet.managerArgs: the manager's command line, built from the values. Every flag is one
+cmd/manager defines; test/chart starts the manager built from the tree with exactly these.
+*/}}
+{{- define "gauntlet.managerArgs" -}}
+- --metrics-bind-address=:{{ .Values.metrics.port }}
+- --health-probe-bind-address=:{{ .Values.probes.port }}
+- --leader-elect={{ .Values.leaderElection.enabled }}
+- --leader-election-namespace={{ .Release.Namespace }}
+- --prometheus-url={{ .Values.prometheus.url }}
+- --prometheus-remote-write-url={{ .Values.prometheus.remoteWriteURL }}
+- --k6-image={{ .Values.k6.image }}
+{{- with .Values.postgres.image }}
+- --postgres-image={{ . }}
+{{- end }}
+- --targets-dir=/targets
+{{- range $preset, $image := .Values.presetImages }}
+- --image={{ $preset }}={{ $image }}
+{{- end }}
+- --zap-log-level={{ .Values.logLevel | default "info" }}
+{{- end -}}
+
+{{/*
+gauntlet.prerequisites: the CRDs of the operators Gauntlet drives that the cluster does not
+serve, one "operator (crd)" per line. Empty when helm has no cluster to ask (helm template,
+helm lint): `lookup` answers nothing there, and kube-system, which every API server has,
+tells the two cases apart.
+*/}}
+{{- define "gauntlet.prerequisites" -}}
+{{- if lookup "v1" "Namespace" "" "kube-system" -}}
+{{- $crds := list
+  (list "CloudNativePG" "clusters.postgresql.cnpg.io")
+  (list "CloudNativePG" "poolers.postgresql.cnpg.io")
+  (list "k6-operator" "testruns.k6.io")
+  (list "prometheus-operator" "podmonitors.monitoring.coreos.com")
+  (list "prometheus-operator" "servicemonitors.monitoring.coreos.com")
+  (list "prometheus-operator" "prometheuses.monitoring.coreos.com") -}}
+{{- range $crds }}
+{{- if not (lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" (index . 1)) }}
+{{ index . 0 }} ({{ index . 1 }})
+{{- end }}
+{{- end }}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,272 @@
+package chart
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+func TestHelmLintStrict(t *testing.T) {
+	if out, err := helm(t, "lint", "--strict", chartDir); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+}
+
+// TestTemplateValidatesWithKubeconform renders the chart as an install on a cluster with
+// prometheus-operator (so the ServiceMonitor is in) and validates every object, the CRDs
+// included, with kubeconform against the schemas of a real kube-apiserver.
+func TestTemplateValidatesWithKubeconform(t *testing.T) {
+	manifests, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "gauntlet-system",
+		"--include-crds", "--api-versions", "monitoring.coreos.com/v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := kubeconform(t, manifests)
+	for _, want := range []string{"CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
+		"Role", "RoleBinding", "Deployment", "Service", "ServiceMonitor"} {
+		if kinds[want] == 0 {
+			t.Errorf("helm template rendered no %s (kinds: %v)", want, kinds)
+		}
+	}
+}
+
+// TestKubeconformSchemasAreStrict: the generated schemas refuse a misspelt field, so a chart
+// template with a typo cannot pass the test above.
+func TestKubeconformSchemasAreStrict(t *testing.T) {
+	bad := `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  replica: 1
+  selector: {matchLabels: {a: b}}
+  template:
+    metadata: {labels: {a: b}}
+    spec: {containers: [{name: c, image: i}]}
+`
+	out := kubeconformRun(t, bad)
+	if out.err == nil || !strings.Contains(out.text, "replica") {
+		t.Fatalf("kubeconform accepted spec.replica: %s", out.text)
+	}
+}
+
+// TestSamplesValidateAgainstTheCRDSchema: the BenchmarkRun samples pass the CRD's own
+// openAPIV3Schema (as the API server publishes it), and a run with a wrong type does not.
+func TestSamplesValidateAgainstTheCRDSchema(t *testing.T) {
+	samples, err := filepath.Glob(filepath.Join(root, "config", "samples", "*.yaml"))
+	if err != nil || len(samples) == 0 {
+		t.Fatalf("no samples (%v)", err)
+	}
+	var all []string
+	for _, s := range samples {
+		data, err := os.ReadFile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, string(data))
+	}
+	manifests := strings.Join(all, "\n---\n")
+	kinds := kubeconform(t, manifests)
+	if want := count(decode(t, manifests), "BenchmarkRun"); want == 0 || kinds["BenchmarkRun"] != want {
+		t.Errorf("validated %d BenchmarkRuns, the samples hold %d", kinds["BenchmarkRun"], want)
+	}
+	bad := `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: bad}
+spec:
+  targets: [{name: go, preset: go-nethttp}]
+  scenarios: [{name: ping, workload: ping}]
+  load: {rates: ["fast"]}
+`
+	if out := kubeconformRun(t, bad); out.err == nil || !strings.Contains(out.text, "/spec/load/rates/0") {
+		t.Fatalf("kubeconform did not refuse spec.load.rates[0]=\"fast\" with its path: %s", out.text)
+	}
+}
+
+// TestBadValuesRefusedWithTheirPath: values.schema.json refuses each bad value at render
+// time, naming where it is.
+func TestBadValuesRefusedWithTheirPath(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"negative replicas", []string{"--set", "replicas=-1"}, []string{"/replicas", "minimum"}},
+		{"unknown top-level key", []string{"--set", "replcas=2"}, []string{"replcas", "additional properties"}},
+		{"unknown nested key", []string{"--set", "metrics.prot=9090"}, []string{"/metrics", "prot"}},
+		{"wrong type", []string{"--set-string", "replicas=two"}, []string{"/replicas", "want integer"}},
+		{"port out of range", []string{"--set", "probes.port=70000"}, []string{"/probes/port", "maximum"}},
+		{"unknown preset", []string{"--set", "presetImages.rust-actix=example/rust:1"}, []string{"/presetImages", "rust-actix"}},
+		{"empty k6 image", []string{"--set", "k6.image="}, []string{"/k6/image"}},
+		{"replicas without leader election", []string{"--set", "replicas=2", "--set", "leaderElection.enabled=false"},
+			[]string{"/leaderElection/enabled"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := helm(t, append([]string{"template", "gauntlet", chartDir}, tc.args...)...)
+			if err == nil {
+				t.Fatalf("helm template %v succeeded, want a schema error", tc.args)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not name %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+	// The opposite case: good values pass, so the refusals above are the schema's doing.
+	if _, err := helm(t, "template", "gauntlet", chartDir, "--set", "replicas=3", "--set", "presetImages.go-nethttp=registry.example/go:1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTemplateContents checks what the values turn into: the manager's arguments, the
+// ServiceMonitor only where prometheus-operator is served, one dashboard ConfigMap per JSON
+// file dropped into dashboards/.
+func TestTemplateContents(t *testing.T) {
+	plain, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench",
+		"--set", "presetImages.go-nethttp=registry.example/go:1", "--set", "k6.image=registry.example/k6:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := decode(t, plain)
+	if n := count(objs, "ServiceMonitor"); n != 0 {
+		t.Errorf("ServiceMonitor rendered without monitoring.coreos.com/v1")
+	}
+	args := managerArgs(t, objs)
+	for _, want := range []string{"--image=go-nethttp=registry.example/go:1", "--k6-image=registry.example/k6:1",
+		"--leader-elect=true", "--leader-election-namespace=bench", "--metrics-bind-address=:8080"} {
+		if !contains(args, want) {
+			t.Errorf("manager args %v lack %s", args, want)
+		}
+	}
+
+	// A copy of the chart with a dashboard in it, as the dashboards' owner drops them.
+	dir := filepath.Join(t.TempDir(), "gauntlet")
+	if err := exec.Command("cp", "-r", chartDir, dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "dashboards"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dashboard := `{"title": "Probe", "panels": []}`
+	if err := os.WriteFile(filepath.Join(dir, "dashboards", "zz-probe.json"), []byte(dashboard), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withDashboard, err := helm(t, "template", "gauntlet", dir, "--namespace", "bench", "--set", "dashboards.namespace=monitoring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, o := range decode(t, withDashboard) {
+		if o.Kind != "ConfigMap" || o.Data["zz-probe.json"] == "" {
+			continue
+		}
+		found = true
+		if o.Metadata.Labels["grafana_dashboard"] != "1" || o.Metadata.Namespace != "monitoring" {
+			t.Errorf("dashboard ConfigMap labels %v in %q, want grafana_dashboard: \"1\" in monitoring", o.Metadata.Labels, o.Metadata.Namespace)
+		}
+		var parsed map[string]any
+		if err := json.Unmarshal([]byte(o.Data["zz-probe.json"]), &parsed); err != nil || parsed["title"] != "Probe" {
+			t.Errorf("dashboard JSON came out as %q (%v)", o.Data["zz-probe.json"], err)
+		}
+	}
+	if !found {
+		t.Error("no ConfigMap for dashboards/zz-probe.json")
+	}
+	off, err := helm(t, "template", "gauntlet", dir, "--set", "dashboards.enabled=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(off, "zz-probe.json") {
+		t.Error("dashboards.enabled=false still renders the dashboard")
+	}
+}
+
+// object is what the tests read of a rendered manifest.
+type object struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Metadata   struct {
+		Name      string            `json:"name"`
+		Namespace string            `json:"namespace"`
+		Labels    map[string]string `json:"labels"`
+	} `json:"metadata"`
+	Data map[string]string `json:"data"`
+	Raw  []byte            `json:"-"`
+}
+
+func decode(t *testing.T, manifests string) []object {
+	t.Helper()
+	var out []object
+	for _, doc := range strings.Split(manifests, "\n---") {
+		if strings.TrimSpace(strings.TrimPrefix(doc, "---")) == "" {
+			continue
+		}
+		var o object
+		if err := yaml.Unmarshal([]byte(doc), &o); err != nil {
+			t.Fatalf("rendered YAML does not parse: %v\n%s", err, doc)
+		}
+		if o.Kind == "" {
+			continue // a document of comments only
+		}
+		o.Raw = []byte(doc)
+		out = append(out, o)
+	}
+	return out
+}
+
+func count(objs []object, kind string) int {
+	n := 0
+	for _, o := range objs {
+		if o.Kind == kind {
+			n++
+		}
+	}
+	return n
+}
+
+// managerArgs is the manager container's args in the rendered Deployment.
+func managerArgs(t *testing.T, objs []object) []string {
+	t.Helper()
+	for _, o := range objs {
+		if o.Kind != "Deployment" {
+			continue
+		}
+		var d struct {
+			Spec struct {
+				Template struct {
+					Spec struct {
+						Containers []struct {
+							Name string   `json:"name"`
+							Args []string `json:"args"`
+						} `json:"containers"`
+					} `json:"spec"`
+				} `json:"template"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(o.Raw, &d); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Name == "manager" {
+				return c.Args
+			}
+		}
+	}
+	t.Fatal("no manager container rendered")
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
