@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean lab-up lab-down lab-test
 
 all: build
 
@@ -46,6 +46,12 @@ demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets 
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
 	bin/gauntlet run --local -f examples/quickstart.yaml
+
+lab-up: ## Start the lab: a real single-node Kubernetes on this machine (hack/lab/; prints its kubeconfig).
+	hack/lab/up.sh
+
+lab-down: ## Stop the lab and remove everything it made (caches in bin/lab and .cache/lab stay).
+	hack/lab/down.sh
 
 clean:
 	rm -rf bin/manager bin/gauntlet
