@@ -38,15 +38,21 @@ rootfs_copy() {
   for p in "$@"; do cp -a --parents "${p}" "${d}/"; done
 }
 
-# rootfs_elf DIR FILE...: copies executables with every shared library they load.
+# rootfs_elf DIR FILE...: copies executables, at their paths, with their shared libraries.
 rootfs_elf() {
-  local d="$1" f lib
+  local d="$1" f
   shift
   for f in "$@"; do
-    cp -aL --parents "${f}" "${d}/" 2>/dev/null || cp -L --parents "${f}" "${d}/"
-    for lib in $(ldd "${f}" 2>/dev/null | awk '/=> \// {print $3} /^\t\// {print $1}'); do
-      [[ -e "${d}${lib}" ]] || cp -L --parents "${lib}" "${d}/"
-    done
+    cp -L --parents "${f}" "${d}/"
+    rootfs_libs "${d}" "${f}"
+  done
+}
+
+# rootfs_libs DIR FILE: copies the shared libraries FILE loads (and the loader).
+rootfs_libs() {
+  local d="$1" lib
+  for lib in $(ldd "$2" 2>/dev/null | awk '/=> \// {print $3} /^\t\// {print $1}'); do
+    [[ -e "${d}${lib}" ]] || cp -L --parents "${lib}" "${d}/"
   done
 }
 

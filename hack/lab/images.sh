@@ -21,6 +21,15 @@ img_pause() {
   image_commit gauntlet.local/pause:lab "${d}" 65535:65535 / /pause ""
 }
 
+# A shell and the usual tools, for the lab's own test pods.
+img_busybox() {
+  local d="${IMAGES_WORK}/busybox"
+  rootfs_new "${d}"
+  rootfs_busybox "${d}"
+  for a in nslookup wget nc; do ln -sf busybox "${d}/bin/${a}"; done
+  image_commit gauntlet.local/busybox:lab "${d}" 65532:65532 / "" sh
+}
+
 img_coredns() {
   local d="${IMAGES_WORK}/coredns"
   rootfs_new "${d}"
@@ -44,8 +53,7 @@ img_cpp-epoll() {
   rootfs_new "${d}"
   mkdir -p "${d}/app/.build"
   cp targets/cpp-epoll/.build/server "${d}/app/.build/server"
-  rootfs_elf "${d}" "$(pwd)/targets/cpp-epoll/.build/server"
-  rm -rf "${d:?}$(pwd)"
+  rootfs_libs "${d}" targets/cpp-epoll/.build/server
   image_commit "$(target_image cpp-epoll)" "${d}" 10001:10001 /app "" ".build/server" PORT=8080
 }
 
@@ -99,9 +107,97 @@ img_python() {
 }
 img_python-fastapi() { img_python python-fastapi; }
 
+# The operator image (Dockerfile at the repository root): manager and gauntlet, static,
+# with each preset's target.yaml and Dockerfile under /targets for --targets-dir.
+img_gauntlet() {
+  local d="${IMAGES_WORK}/gauntlet" t ref
+  rootfs_new "${d}"
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${d}/manager" ./cmd/manager
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${d}/gauntlet" ./cmd/gauntlet
+  for t in targets/*/; do
+    if [[ -f "${t}/target.yaml" ]]; then mkdir -p "${d}/${t}" && cp "${t}/target.yaml" "${t}/Dockerfile" "${d}/${t}"; fi
+  done
+  ref="$(awk '$1 == "image:" {print $2; exit}' config/manager/manager.yaml)"
+  image_commit "${ref}" "${d}" 65532:65532 / /manager ""
+}
+
+# k6 as the load generators run it (specs.DefaultK6Image), with the shell k6-operator's
+# initializer runs its commands in.
+img_k6() {
+  local d="${IMAGES_WORK}/k6"
+  rootfs_new "${d}"
+  rootfs_busybox "${d}"
+  mkdir -p "${d}/usr/bin" "${d}/home/k6"
+  cp -L "$("${LAB_ROOT}/hack/k6.sh")" "${d}/usr/bin/k6"
+  rootfs_libs "${d}" "${d}/usr/bin/k6"
+  image_commit docker.io/grafana/k6:1.8.1 "${d}" 12345:12345 /home/k6 /usr/bin/k6 ""
+}
+
+# --- the other operators, from their own modules, and what their pods run ------------------
+# static_image REF BINARY PATH USER ENTRYPOINT: a binary built by hack/lab/binaries.sh alone.
+static_image() {
+  local ref="$1" bin="$2" path="$3" user="$4" ep="$5" d="${IMAGES_WORK}/${1##*/}"
+  rootfs_new "${d}"
+  mkdir -p "${d}$(dirname "${path}")"
+  cp "${LAB_BIN}/${bin}" "${d}${path}"
+  image_commit "${ref}" "${d}" "${user}" / "${ep}" ""
+}
+img_cnpg() {
+  static_image "gauntlet.local/cloudnative-pg:${CNPG_VERSION}" "cnpg-manager-${CNPG_VERSION}" /manager 10001:10001 /manager
+}
+img_k6-operator() {
+  static_image "gauntlet.local/k6-operator:${K6_OPERATOR_VERSION}" "k6-operator-${K6_OPERATOR_VERSION}" /manager 65532:65532 /manager
+}
+img_prometheus-operator() {
+  static_image "gauntlet.local/prometheus-operator:${PROMETHEUS_OPERATOR_VERSION}" \
+    "prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}" /bin/operator 65534:65534 /bin/operator
+  static_image "gauntlet.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION}" \
+    "prometheus-config-reloader-${PROMETHEUS_OPERATOR_VERSION}" /bin/prometheus-config-reloader 65534:65534 /bin/prometheus-config-reloader
+}
+
+# Debian's Prometheus 2.42 (remote-write receiver and native histograms behind flags).
+img_prometheus() {
+  local d="${IMAGES_WORK}/prometheus"
+  hack/prometheus.sh >/dev/null
+  rootfs_new "${d}"
+  rootfs_elf "${d}" /usr/bin/prometheus /usr/bin/promtool
+  mkdir -p "${d}/bin" "${d}/prometheus" "${d}/etc/prometheus"
+  ln -sf /usr/bin/prometheus "${d}/bin/prometheus"
+  image_commit gauntlet.local/prometheus:v2.42.0 "${d}" 65534:65534 /prometheus /bin/prometheus ""
+}
+
+# PostgreSQL 15 and PgBouncer from Debian's packages, as CloudNativePG runs them: postgres
+# tools on PATH (it reads the major version from the tag), uid 26, pgbouncer at
+# /usr/bin/pgbouncer (the path its pooler runs).
+img_postgresql() {
+  local d="${IMAGES_WORK}/postgresql" f
+  "${LAB_ROOT}/hack/apt.sh" postgresql-15 pgbouncer
+  rootfs_new "${d}"
+  rootfs_busybox "${d}"
+  for f in /usr/lib/postgresql/15/bin/*; do rootfs_elf "${d}" "${f}"; done
+  rootfs_copy "${d}" /usr/share/postgresql/15 /usr/lib/postgresql/15/lib
+  for f in /usr/lib/postgresql/15/lib/*.so; do rootfs_libs "${d}" "${f}"; done
+  [[ -d /usr/share/zoneinfo ]] && rootfs_copy "${d}" /usr/share/zoneinfo
+  [[ -d /usr/lib/locale/C.utf8 ]] && rootfs_copy "${d}" /usr/lib/locale/C.utf8
+  mkdir -p "${d}/usr/local/bin" "${d}/var/lib/postgresql" "${d}/var/run/postgresql"
+  for f in "${d}"/usr/lib/postgresql/15/bin/*; do ln -sf "/usr/lib/postgresql/15/bin/$(basename "${f}")" "${d}/usr/local/bin/"; done
+  chown 26:26 "${d}/var/lib/postgresql" "${d}/var/run/postgresql"
+  image_commit gauntlet.local/postgresql:15 "${d}" 26:26 / "" "postgres" LANG=C.UTF-8
+
+  d="${IMAGES_WORK}/pgbouncer"
+  rootfs_new "${d}"
+  rootfs_busybox "${d}"
+  mkdir -p "${d}/usr/bin"
+  cp /usr/sbin/pgbouncer "${d}/usr/bin/pgbouncer"
+  rootfs_libs "${d}" /usr/sbin/pgbouncer
+  image_commit gauntlet.local/pgbouncer:1.18 "${d}" 998:998 / /usr/bin/pgbouncer ""
+}
+
 for group in "$@"; do
   case "${group}" in
-    base) img_pause; img_coredns ;;
+    base) img_pause; img_busybox ;;
+    cluster) img_coredns ;;
+    operators) img_cnpg; img_k6-operator; img_prometheus-operator; img_prometheus; img_postgresql ;;
     targets) for t in go-nethttp nginx cpp-epoll node-fastify python-fastapi; do "img_${t}"; done ;;
     *) "img_${group}" ;;
   esac
