@@ -133,6 +133,16 @@ img_k6() {
   image_commit docker.io/grafana/k6:1.8.1 "${d}" 12345:12345 /home/k6 /usr/bin/k6 ""
 }
 
+# k6-operator's starter: a shell and curl (its default, ghcr.io/grafana/k6-operator:latest-starter,
+# would be pulled Always for its :latest tag, and the lab has no registry).
+img_k6-starter() {
+  local d="${IMAGES_WORK}/k6-starter"
+  rootfs_new "${d}"
+  rootfs_busybox "${d}"
+  rootfs_elf "${d}" /usr/bin/curl
+  image_commit gauntlet.local/k6-starter:lab "${d}" 65532:65532 / "" sh
+}
+
 # --- the other operators, from their own modules, and what their pods run ------------------
 # static_image REF BINARY PATH USER ENTRYPOINT: a binary built by hack/lab/binaries.sh alone.
 static_image() {
@@ -197,7 +207,7 @@ for group in "$@"; do
   case "${group}" in
     base) img_pause; img_busybox ;;
     cluster) img_coredns ;;
-    operators) img_cnpg; img_k6-operator; img_prometheus-operator; img_prometheus; img_postgresql ;;
+    operators) img_k6-starter; img_cnpg; img_k6-operator; img_prometheus-operator; img_prometheus; img_postgresql ;;
     targets) for t in go-nethttp nginx cpp-epoll node-fastify python-fastapi; do "img_${t}"; done ;;
     *) "img_${group}" ;;
   esac

@@ -36,6 +36,10 @@ lab_ns sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
 
 # --- cgroups: every pod lives under /gauntlet-lab in each hierarchy ---------------------
 for h in $(lab_cgroup_hierarchies); do mkdir -p "${h}${LAB_CGROUP}"; done
+# A new cpuset cgroup starts with no CPUs and no memory nodes: give it the machine's.
+for f in cpuset.cpus cpuset.mems; do
+  [[ -f "/sys/fs/cgroup/cpuset/${f}" ]] && cat "/sys/fs/cgroup/cpuset/${f}" > "/sys/fs/cgroup/cpuset${LAB_CGROUP}/${f}"
+done
 
 # --- containerd -----------------------------------------------------------------------
 "${HERE}/containerd-config.sh"

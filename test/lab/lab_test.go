@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -20,6 +21,7 @@ import (
 type lab struct {
 	root   string
 	client kubernetes.Interface
+	dyn    dynamic.Interface
 }
 
 func repoRoot(t *testing.T) string {
@@ -69,10 +71,11 @@ func TestLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lab{root: root, client: kubernetes.NewForConfigOrDie(cfg)}
+	l := &lab{root: root, client: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}
 	t.Run("node ready with both pools", l.testNode)
 	t.Run("restricted pod runs to completion", l.testRestrictedPod)
 	t.Run("preset targets pass gauntlet verify", l.testTargets)
+	l.fullTier(t)
 }
 
 // labNetnsID is the lab namespace's identity (net:[inode]), to find its processes later.

@@ -48,6 +48,11 @@ func restricted() (*corev1.PodSecurityContext, *corev1.SecurityContext) {
 
 // runPod runs a one-shot restricted pod and returns its phase and log once it has ended.
 func (l *lab) runPod(t *testing.T, ns, name, image string, command []string, limit time.Duration) (corev1.PodPhase, string) {
+	return l.runPodWith(t, ns, name, image, command, limit, nil)
+}
+
+// runPodWith is runPod with a last change to the pod (environment, volumes).
+func (l *lab) runPodWith(t *testing.T, ns, name, image string, command []string, limit time.Duration, edit func(*corev1.Pod)) (corev1.PodPhase, string) {
 	psc, sc := restricted()
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
@@ -59,6 +64,9 @@ func (l *lab) runPod(t *testing.T, ns, name, image string, command []string, lim
 				Command: command, SecurityContext: sc,
 			}},
 		},
+	}
+	if edit != nil {
+		edit(pod)
 	}
 	c := ctx(t, limit)
 	if _, err := l.client.CoreV1().Pods(ns).Create(c, pod, metav1.CreateOptions{}); err != nil {
