@@ -63,8 +63,6 @@ img_nginx() {
   rootfs_new "${d}"
   rootfs_busybox "${d}"
   rootfs_elf "${d}" /usr/sbin/nginx
-  [[ -d /usr/lib/nginx ]] && rootfs_copy "${d}" /usr/lib/nginx
-  rootfs_copy "${d}" /etc/nginx/mime.types
   cp targets/nginx/nginx.conf.in targets/nginx/start.sh "${d}/app/"
   image_commit "$(target_image nginx)" "${d}" 10001:10001 /app "" "./start.sh" PORT=8080
 }
@@ -84,23 +82,27 @@ img_node() {
 img_node-fastify() { img_node node-fastify 1000:1000; }
 
 img_python() {
-  local preset="$1" d="${IMAGES_WORK}/$1" py base
+  local preset="$1" d="${IMAGES_WORK}/$1" py base stdlib so
   hack/targets/python.sh "targets/${preset}"
   rootfs_new "${d}"
   py="$(readlink -f "targets/${preset}/.venv/bin/python")"
   base="$("${py}" -c 'import sys; print(sys.base_prefix)')"
   rootfs_elf "${d}" "${py}"
-  # The interpreter's standard library, as the python image ships it.
-  rootfs_copy "${d}" "$("${py}" -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
-  rootfs_copy "${d}" "$("${py}" -c 'import sysconfig; print(sysconfig.get_path("platstdlib"))')" 2>/dev/null || true
-  for so in $(find "${d}$("${py}" -c 'import sysconfig; print(sysconfig.get_path("platstdlib"))')/lib-dynload" -name '*.so' 2>/dev/null); do
-    rootfs_elf "${d}" "${so#"${d}"}"
-  done
+  # The interpreter's standard library, as the python image ships it (without the base
+  # interpreter's own site-packages: the venv brings the target's), and its C extensions.
+  stdlib="$("${py}" -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
+  mkdir -p "${d}${stdlib}"
+  tar -C "${stdlib}" --exclude=./site-packages --exclude=./test --exclude='./config-*' \
+    --exclude=./idlelib --exclude=./tkinter --exclude=./turtledemo --exclude=./ensurepip -cf - . \
+    | tar -C "${d}${stdlib}" -xf -
+  mkdir -p "${d}${stdlib}/site-packages"
+  for so in "${d}${stdlib}"/lib-dynload/*.so; do rootfs_libs "${d}" "${so#"${d}"}"; done
   mkdir -p "${d}/app/_lib/python" "${d}/app/${preset}"
   cp -a targets/_lib/python/gauntlet_kit "${d}/app/_lib/python/"
   cp -a "targets/${preset}/.venv" "${d}/app/${preset}/.venv"
   # The venv points at the interpreter by its path here, which the image keeps.
   sed -i "s|^home = .*|home = ${base}/bin|" "${d}/app/${preset}/.venv/pyvenv.cfg"
+  ln -sfn "${py}" "${d}/app/${preset}/.venv/bin/python"
   cp "targets/${preset}"/*.py "${d}/app/${preset}/"
   "${py}" -m compileall -q "${d}/app/${preset}" "${d}/app/_lib/python" >/dev/null
   image_commit "$(target_image "${preset}")" "${d}" 65532:65532 "/app/${preset}" "" ".venv/bin/python server.py" PYTHONUNBUFFERED=1
@@ -187,8 +189,8 @@ img_postgresql() {
   for f in /usr/lib/postgresql/15/bin/*; do rootfs_elf "${d}" "${f}"; done
   rootfs_copy "${d}" /usr/share/postgresql/15 /usr/lib/postgresql/15/lib
   for f in /usr/lib/postgresql/15/lib/*.so; do rootfs_libs "${d}" "${f}"; done
-  [[ -d /usr/share/zoneinfo ]] && rootfs_copy "${d}" /usr/share/zoneinfo
-  [[ -d /usr/lib/locale/C.utf8 ]] && rootfs_copy "${d}" /usr/lib/locale/C.utf8
+  if [[ -d /usr/share/zoneinfo ]]; then rootfs_copy "${d}" /usr/share/zoneinfo; fi
+  if [[ -d /usr/lib/locale/C.utf8 ]]; then rootfs_copy "${d}" /usr/lib/locale/C.utf8; fi
   mkdir -p "${d}/usr/local/bin" "${d}/var/lib/postgresql" "${d}/var/run/postgresql"
   for f in "${d}"/usr/lib/postgresql/15/bin/*; do ln -sf "/usr/lib/postgresql/15/bin/$(basename "${f}")" "${d}/usr/local/bin/"; done
   chown 26:26 "${d}/var/lib/postgresql" "${d}/var/run/postgresql"

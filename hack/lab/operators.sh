@@ -9,6 +9,8 @@ source "${HERE}/env.sh"
 source "${HERE}/proc.sh"
 work="${LAB_STATE}/manifests"
 mkdir -p "${work}"
+"${HERE}/binaries.sh" operators
+"${HERE}/images.sh" operators
 
 # module_config NAME MODULE VERSION SUBDIR: a writable copy of the module's SUBDIR.
 module_config() {

@@ -18,7 +18,7 @@ fi
 lab_claim_owner
 
 "${LAB_ROOT}/hack/apt.sh" containerd runc containernetworking-plugins umoci iptables conntrack busybox-static
-"${HERE}/binaries.sh"
+"${HERE}/binaries.sh" core
 "${HERE}/pki.sh"
 mkdir -p "${LAB_RUN}" "${LAB_LOGS}" "${LAB_CONTAINERD_ROOT}" "${LAB_KUBELET_ROOT}"
 date +%s > "${LAB_RUN}/started"
