@@ -61,6 +61,8 @@ fi
 # The host end of the link goes with its peer; wait for the kernel to finish.
 for i in $(seq 1 20); do ip link show "${LAB_VETH_HOST}" >/dev/null 2>&1 || break; sleep 0.25; done
 
+lab_clean_host_paths
+
 # Runtime state; caches (images, certificates, binaries) stay. --one-file-system: never
 # follow a mount that survived into a place that is not the lab's.
 rm -rf --one-file-system "${LAB_RUN}" "${LAB_KUBELET_ROOT}" "${LAB_STATE}/containerd-opt"

@@ -102,3 +102,32 @@ lab_owned_or_absent() {
   fi
 }
 lab_release_owner() { rm -f "${LAB_OWNER_FILE}"; }
+
+# Host paths the lab's components write outside .cache/lab: the kubelet's container log
+# links, the CNI result cache of go-cni, containerd shims' sockets. up.sh records which
+# existed before; down.sh removes what the lab put there, and a folder only if it made it.
+LAB_HOST_PATHS=(/var/log/containers /var/lib/cni /run/containerd)
+lab_record_host_paths() {
+  local p
+  for p in "${LAB_HOST_PATHS[@]}"; do [[ -e "${p}" ]] && echo "${p}"; done > "${LAB_RUN}/host-paths-before"
+  true
+}
+lab_clean_host_paths() {
+  local before="${LAB_RUN}/host-paths-before" p l
+  # Log links that point into the lab's pod logs.
+  for l in /var/log/containers/*; do
+    [[ -L "${l}" && "$(readlink "${l}")" == "${LAB_LOGS}/"* ]] && rm -f "${l}"
+  done
+  rm -rf /var/lib/cni/results/gauntlet-lab-* 2>/dev/null || true
+  for p in "${LAB_HOST_PATHS[@]}"; do
+    [[ -e "${p}" ]] || continue
+    if [[ -f "${before}" ]] && ! grep -qx "${p}" "${before}"; then
+      # The lab made it: whatever is inside is the lab's (no other containerd or kubelet ran).
+      case "${p}" in
+        /run/containerd) rm -rf --one-file-system "${p}" ;;
+        *) find "${p}" -depth -type d -empty -delete 2>/dev/null || true ;;
+      esac
+    fi
+  done
+  true
+}

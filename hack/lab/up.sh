@@ -22,6 +22,7 @@ lab_claim_owner
 "${HERE}/pki.sh"
 mkdir -p "${LAB_RUN}" "${LAB_LOGS}" "${LAB_CONTAINERD_ROOT}" "${LAB_KUBELET_ROOT}"
 date +%s > "${LAB_RUN}/started"
+lab_record_host_paths
 
 # --- network: the lab's namespace, its link to the host, its forwarding -----------------
 ip netns add "${LAB_NAME}"

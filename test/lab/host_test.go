@@ -22,6 +22,7 @@ type hostState struct {
 	LabCgroups  []string // <hierarchy>/gauntlet-lab directories
 	LabProcs    []string // processes running a lab binary or inside the lab's network namespace
 	OwnerMarker bool     // /run/gauntlet-lab.owner
+	HostFiles   []string // what lies under the host paths the lab's components write to
 }
 
 func captureHost(root, labNetnsID string) (hostState, error) {
@@ -61,6 +62,14 @@ func captureHost(root, labNetnsID string) (hostState, error) {
 	s.LabProcs = labProcesses(root, labNetnsID)
 	_, err = os.Stat("/run/gauntlet-lab.owner")
 	s.OwnerMarker = err == nil
+	for _, dir := range []string{"/var/log/containers", "/var/log/pods", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet", "/etc/cni"} {
+		_ = filepath.WalkDir(dir, func(path string, _ os.DirEntry, err error) error {
+			if err == nil {
+				s.HostFiles = append(s.HostFiles, path)
+			}
+			return nil
+		})
+	}
 	return s, nil
 }
 
@@ -132,6 +141,7 @@ func diffHost(before, after hostState) []string {
 	cmp("network namespaces", before.Netns, after.Netns)
 	cmp("iptables rules", before.Iptables, after.Iptables)
 	cmp("nftables ruleset", before.Nftables, after.Nftables)
+	cmp("files under the kubelet's, CNI's and containerd's host paths", before.HostFiles, after.HostFiles)
 	for what, left := range map[string][]string{"mounts": after.LabMounts, "cgroups": after.LabCgroups, "processes": after.LabProcs} {
 		if len(left) > 0 {
 			d = append(d, fmt.Sprintf("lab %s left behind:\n%s", what, strings.Join(left, "\n")))
