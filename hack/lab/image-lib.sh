@@ -52,6 +52,8 @@ rootfs_elf() {
 rootfs_libs() {
   local d="$1" lib
   for lib in $(ldd "$2" 2>/dev/null | awk '/=> \// {print $3} /^\t\// {print $1}'); do
+    # A library inside the checkout (a wheel's bundled .libs) comes with its package.
+    [[ "${lib}" == "${LAB_ROOT}/"* ]] && continue
     [[ -e "${d}${lib}" ]] || cp -L --parents "${lib}" "${d}/"
   done
 }

@@ -100,6 +100,9 @@ img_python() {
   mkdir -p "${d}/app/_lib/python" "${d}/app/${preset}"
   cp -a targets/_lib/python/gauntlet_kit "${d}/app/_lib/python/"
   cp -a "targets/${preset}/.venv" "${d}/app/${preset}/.venv"
+  # Compiled extensions of the target's packages (uvloop, pydantic-core...) and what they load.
+  while IFS= read -r so; do rootfs_libs "${d}" "${so}"; done \
+    < <(find "targets/${preset}/.venv" -name '*.so*' -type f)
   # The venv points at the interpreter by its path here, which the image keeps.
   sed -i "s|^home = .*|home = ${base}/bin|" "${d}/app/${preset}/.venv/pyvenv.cfg"
   ln -sfn "${py}" "${d}/app/${preset}/.venv/bin/python"
