@@ -34,6 +34,9 @@ disabled_plugins = [
     default_runtime_name = "runc"
     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
       runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        # runc's state beside containerd's, not in the system's /run/containerd/runc.
+        Root = "${LAB_RUN}/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${LAB_RUN}/cni"
