@@ -109,7 +109,9 @@ lab_release_owner() { rm -f "${LAB_OWNER_FILE}"; }
 LAB_HOST_PATHS=(/var/log/containers /var/lib/cni /run/containerd)
 lab_record_host_paths() {
   local p
-  for p in "${LAB_HOST_PATHS[@]}"; do [[ -e "${p}" ]] && echo "${p}"; done > "${LAB_RUN}/host-paths-before"
+  for p in "${LAB_HOST_PATHS[@]}" $(lab_cgroup_hierarchies | sed 's|$|/k8s.io|'); do
+    [[ -e "${p}" ]] && echo "${p}"
+  done > "${LAB_RUN}/host-paths-before"
   true
 }
 lab_clean_host_paths() {
@@ -119,12 +121,14 @@ lab_clean_host_paths() {
     [[ -L "${l}" && "$(readlink "${l}")" == "${LAB_LOGS}/"* ]] && rm -f "${l}"
   done
   rm -rf /var/lib/cni/results/gauntlet-lab-* 2>/dev/null || true
-  for p in "${LAB_HOST_PATHS[@]}"; do
+  # containerd's own cgroup for containers outside the CRI (ctr run) is k8s.io.
+  for p in "${LAB_HOST_PATHS[@]}" $(lab_cgroup_hierarchies | sed 's|$|/k8s.io|'); do
     [[ -e "${p}" ]] || continue
     if [[ -f "${before}" ]] && ! grep -qx "${p}" "${before}"; then
       # The lab made it: whatever is inside is the lab's (no other containerd or kubelet ran).
       case "${p}" in
         /run/containerd) rm -rf --one-file-system "${p}" ;;
+        */k8s.io) find "${p}" -depth -type d -exec rmdir {} \; 2>/dev/null || true ;;
         *) find "${p}" -depth -type d -empty -delete 2>/dev/null || true ;;
       esac
     fi

@@ -62,6 +62,9 @@ func captureHost(root, labNetnsID string) (hostState, error) {
 	s.LabProcs = labProcesses(root, labNetnsID)
 	_, err = os.Stat("/run/gauntlet-lab.owner")
 	s.OwnerMarker = err == nil
+	// containerd's cgroup for containers outside the CRI.
+	k8sio, _ := filepath.Glob("/sys/fs/cgroup/*/k8s.io")
+	s.HostFiles = append(s.HostFiles, k8sio...)
 	for _, dir := range []string{"/var/log/containers", "/var/log/pods", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet", "/etc/cni"} {
 		_ = filepath.WalkDir(dir, func(path string, _ os.DirEntry, err error) error {
 			if err == nil {
