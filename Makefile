@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean lab-up lab-down lab-test
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean lab-up lab-down lab-test lab-test-core
 
 all: build
 
@@ -31,15 +31,13 @@ lint: ## gofmt and go vet.
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 
-deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest and lab binaries, CRDs.
+deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs.
 	# postgresql-15 ships pg_stat_statements (Debian folded -contrib into it).
 	hack/apt.sh postgresql-15 pgbouncer
 	hack/prometheus.sh >/dev/null
 	hack/k6.sh >/dev/null
 	hack/envtest-binaries.sh >/dev/null
 	hack/crds.sh >/dev/null
-	# The lab tier (test/lab): Kubernetes node binaries, CoreDNS, the three operators.
-	hack/lab/binaries.sh
 
 test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end.
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
@@ -55,9 +53,13 @@ lab-up: ## Start the lab: a real single-node Kubernetes on this machine (hack/la
 lab-down: ## Stop the lab and remove everything it made (caches in bin/lab and .cache/lab stay).
 	hack/lab/down.sh
 
-lab-test: ## The whole lab tier, with the parts make test leaves out (-tags labfull).
+lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three operators' (labfull).
 	hack/lab/binaries.sh
-	go test -count=1 -tags labfull -timeout 60m -v ./test/lab/
+	go test -count=1 -tags lab,labfull -timeout 60m -v ./test/lab/
+
+lab-test-core: ## The lab tier without the operators: node, restricted pod, targets, clean teardown.
+	hack/lab/binaries.sh core
+	go test -count=1 -tags lab -timeout 40m -v ./test/lab/
 
 clean:
 	rm -rf bin/manager bin/gauntlet

@@ -1,4 +1,4 @@
-//go:build !labfull
+//go:build lab && !labfull
 
 package lab
 

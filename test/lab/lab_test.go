@@ -1,5 +1,5 @@
-// Package lab is the lab tier: a real single-node Kubernetes on this machine (hack/lab/),
-// started by the test, checked, and stopped; then the machine must be as it was before.
+//go:build lab
+
 package lab
 
 import (
