@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo clean lab-up lab-down lab-test lab-test-core
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions clean lab-up lab-down lab-test lab-test-core
 
 all: build
 
@@ -34,18 +34,30 @@ lint: ## gofmt and go vet.
 deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs.
 	# postgresql-15 ships pg_stat_statements (Debian folded -contrib into it).
 	hack/apt.sh postgresql-15 pgbouncer
+	hack/local-user.sh  # the unprivileged user targets run as when tests run as root
 	hack/prometheus.sh >/dev/null
 	hack/k6.sh >/dev/null
 	hack/envtest-binaries.sh >/dev/null
 	hack/crds.sh >/dev/null
 
-test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end.
-	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./...
+# The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
+# runs alone after the others, so its rows are not judged while envtest shares the 2 cores.
+test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end, samples.
+	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
+	  $$(go list ./... | grep -v '/test/local$$')
+	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local
 
 demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
 	bin/gauntlet run --local -f examples/quickstart.yaml
+
+reproductions: ## Run every sample as the samples tier does and regenerate docs/reproductions.md from the runs.
+	hack/k6.sh >/dev/null
+	rm -rf .cache/reproductions
+	status=0; GAUNTLET_SAMPLES_OUT="$(CURDIR)/.cache/reproductions" go test -count=1 -timeout 90m -v \
+	  -run 'TestSamples' ./test/local || status=$$?; \
+	go run ./hack/reproductions -in .cache/reproductions -out docs/reproductions.md; exit $$status
 
 lab-up: ## Start the lab: a real single-node Kubernetes on this machine (hack/lab/; prints its kubeconfig).
 	hack/lab/up.sh

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,9 +10,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
-	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
 // maxFailedChecks keeps status small; the event and the first entries say enough.
@@ -63,33 +61,11 @@ func (r *BenchmarkRunReconciler) verification(ctx context.Context, s *scope) (ct
 	return ctrl.Result{}, nil
 }
 
-// verifyOptions checks the endpoints the run's scenarios use (custom mixes: every endpoint
-// the preset lists), through the URL the load will use.
+// verifyOptions checks what plan.VerifyEndpoints says the target's trials request, through
+// the URL the load will use, as verify.ForPreset decides for the local mode too.
 func (r *BenchmarkRunReconciler) verifyOptions(run *benchv1.BenchmarkRun, t benchv1.Target) verify.Options {
-	opts := verify.Options{BaseURL: r.TargetURL(run, t)}
 	p := r.Presets[t.Preset]
-	if p != nil {
-		opts.NoKeepAlive = !p.KeepsAlive()
-	}
-	for _, sc := range run.Spec.Scenarios {
-		if sc.Workload == "" {
-			if p != nil {
-				opts.Endpoints = p.Endpoints
-			}
-			continue
-		}
-		w, err := workload.Lookup(sc.Workload)
-		if err != nil {
-			continue // refused by the schema's enum
-		}
-		for _, e := range w.Endpoints {
-			ep := preset.Endpoint(e)
-			if (p == nil || p.Supports(ep)) && !slices.Contains(opts.Endpoints, ep) {
-				opts.Endpoints = append(opts.Endpoints, ep)
-			}
-		}
-	}
-	return opts
+	return verify.ForPreset(p, r.TargetURL(run, t), plan.VerifyEndpoints(&run.Spec, run.Status.Trials, t.Name, p))
 }
 
 // notTimed marks a target's pending trials Failed with why they never ran.

@@ -48,7 +48,7 @@ type Target struct {
 	// +optional
 	Resources Resources `json:"resources,omitempty"`
 
-	// Env adds environment variables to the target (PORT, WORKERS and DB_* are set by Gauntlet).
+	// Env adds environment variables to the target (PORT, HOST, WORKERS and DB_* are set by Gauntlet).
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -73,7 +73,7 @@ type Resources struct {
 type EnvVar struct {
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:Pattern=`^[A-Za-z_][A-Za-z0-9_]*$`
-	// +kubebuilder:validation:XValidation:rule="!(self in ['PORT', 'WORKERS', 'DATABASE_URL', 'DB_POOL_MIN', 'DB_POOL_MAX', 'DB_PREPARED'])",message="this variable is set by Gauntlet from the spec (workers, database)"
+	// +kubebuilder:validation:XValidation:rule="!(self in ['PORT', 'WORKERS', 'DATABASE_URL', 'DB_POOL_MIN', 'DB_POOL_MAX', 'DB_PREPARED', 'HOST'])",message="this variable is set by Gauntlet from the spec (workers, database)"
 	Name string `json:"name"`
 	// +optional
 	// +kubebuilder:validation:MaxLength=4096

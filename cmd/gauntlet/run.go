@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,7 +24,7 @@ func init() { subcommands = append(subcommands, newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var (
 		file, out, root, name string
-		isLocal               bool
+		isLocal, allowUnsafe  bool
 		scale                 float64
 		overrides             local.Overrides
 	)
@@ -36,7 +37,17 @@ func newRunCmd() *cobra.Command {
 			"targets) and prints the results table. The results folder gets status.yaml (the run with\n" +
 			"its status), results.json and report.html. --scale multiplies every load point, so a\n" +
 			"seed written for a cluster fits this machine. Ctrl-C stops every process and writes what\n" +
-			"was measured so far. Exit status 1 when the run failed or was interrupted.",
+			"was measured so far. Exit status 1 when the run failed or was interrupted.\n\n" +
+			"A spec may come from someone else, and here nothing sandboxes it, so the local mode refuses,\n" +
+			"naming the field: PostgreSQL parameters outside an allow-list (seed 001's profile and\n" +
+			"throughput tuning: memory, WAL, checkpoints, planner, parallelism, autovacuum, timeouts,\n" +
+			"logging to stderr), so nothing like archive_command, shared_preload_libraries or\n" +
+			"log_directory; PgBouncer parameters outside its allow-list (pool sizes, limits, timeouts);\n" +
+			"target env that loads code (deny-list: LD_*, DYLD_*, NODE_OPTIONS, NODE_PATH, PYTHONPATH,\n" +
+			"PYTHONSTARTUP, PYTHONHOME, PYTHONINSPECT, PERL5OPT, BASH_ENV, ENV, GUNICORN_CMD_ARGS, PATH\n" +
+			"and the like; GODEBUG and other tuning knobs stay allowed) and HOST. Targets listen on\n" +
+			"127.0.0.1 only; started as root, they run as the unprivileged user " + local.TargetUser + "\n" +
+			"(hack/local-user.sh creates it), PostgreSQL and PgBouncer as postgres.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !isLocal {
@@ -51,6 +62,10 @@ func newRunCmd() *cobra.Command {
 				return err
 			}
 			if changed != "" {
+				// The flags must not make a spec the schema refuses (a duration past its bound).
+				if err := revalidate(cmd.Context(), run, changed); err != nil {
+					return err
+				}
 				if run.Annotations == nil {
 					run.Annotations = map[string]string{}
 				}
@@ -64,7 +79,7 @@ func newRunCmd() *cobra.Command {
 			}
 			// Fail before anything starts: the image refusal, --scale and presets first, then k6.
 			probe := run.DeepCopy()
-			if _, _, err := local.PrepareRun(probe, root, scale); err != nil {
+			if _, _, err := local.PrepareRun(probe, root, scale, allowUnsafe); err != nil {
 				return err
 			}
 			k6bin, err := k6.Binary(root)
@@ -83,7 +98,7 @@ func newRunCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
-				OutDir: out, Progress: stderr, Live: isTerminal(stderr)})
+				AllowUnsafe: allowUnsafe, OutDir: out, Progress: stderr, Live: isTerminal(stderr)})
 			if run.Status.StartedAt == nil {
 				return runErr // refused before anything started
 			}
@@ -114,6 +129,9 @@ func newRunCmd() *cobra.Command {
 	f.DurationVar(&overrides.Warmup, "warmup", 0, "replace spec.load.warmup (recorded in the gauntlet.dev/overrides annotation)")
 	f.DurationVar(&overrides.Duration, "duration", 0, "replace spec.load.duration, e.g. 30s instead of a seed's 5m (recorded)")
 	f.Int32Var(&overrides.Repetitions, "repetitions", 0, "replace spec.load.repetitions (recorded)")
+	f.BoolVar(&allowUnsafe, "allow-unsafe", false, "run a spec you trust even though it sets what the local mode refuses: PostgreSQL or PgBouncer parameters\n"+
+		"outside the allow-lists (archive_command, shared_preload_libraries, file paths...), target env that loads code\n"+
+		"(LD_PRELOAD, NODE_OPTIONS, PYTHONPATH, BASH_ENV...) or HOST (a listener beyond 127.0.0.1)")
 	f.StringVar(&root, "root", "", "repository root holding targets/ and hack/ (default: found upwards from the current folder)")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
@@ -151,6 +169,24 @@ func loadRun(ctx context.Context, cmd *cobra.Command, file, name string) (*bench
 		run.Name = run.GenerateName + time.Now().Format("150405")
 	}
 	return run, nil
+}
+
+// revalidate checks the run again after the command-line overrides changed its spec.
+func revalidate(ctx context.Context, run *benchv1.BenchmarkRun, changed string) error {
+	v, err := validation.New()
+	if err != nil {
+		return err
+	}
+	obj := run.DeepCopy()
+	obj.APIVersion, obj.Kind = benchv1.GroupVersion.String(), "BenchmarkRun"
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return err
+	}
+	if d := v.Validate(ctx, raw); len(d.Errors) > 0 {
+		return fmt.Errorf("the spec with %s (from the command line) is invalid: %v", changed, d.Errors.ToAggregate())
+	}
+	return nil
 }
 
 // pick is the document named name, or the only one.

@@ -14,6 +14,6 @@ lock="${dir}/debian.lock"
 tmp="$(mktemp -d)"
 trap 'rm -rf "${tmp}"' EXIT
 mkdir -p "${tmp}/tmp"
-sed -e "s|@PREFIX@|${tmp}|g" -e "s|@PORT@|8080|g" -e "s|@WORKERS@|1|g" \
+sed -e "s|@PREFIX@|${tmp}|g" -e "s|@HOST@|127.0.0.1|g" -e "s|@PORT@|8080|g" -e "s|@WORKERS@|1|g" \
   "${dir}/nginx.conf.in" > "${tmp}/nginx.conf"
 nginx -t -q -p "${tmp}" -c "${tmp}/nginx.conf" -e stderr

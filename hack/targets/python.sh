@@ -10,6 +10,19 @@ python=${PYTHON:-python3}
 req="${dir}/requirements.txt"
 [[ -f "${req}" ]] || { echo "hack/targets/python.sh: ${req} not found" >&2; exit 1; }
 command -v "${python}" >/dev/null || { echo "hack/targets/python.sh: interpreter ${python} not found" >&2; exit 1; }
+# Run as root, gauntlet starts targets as gauntlet-target (hack/local-user.sh): the venv's
+# interpreter must be one that user can run, not one under root's home (pyenv, for example).
+if [[ $(id -u) -eq 0 ]] && getent passwd gauntlet-target >/dev/null &&
+   ! runuser -u gauntlet-target -- "$(command -v "${python}")" -c '' 2>/dev/null; then
+  if [[ -z "${PYTHON:-}" ]]; then
+    echo "hack/targets/python.sh: $(command -v "${python}") is not runnable by gauntlet-target; using Debian's /usr/bin/python3" >&2
+    "$(dirname "$0")/../apt.sh" python3 python3-venv
+    python=/usr/bin/python3
+  else
+    echo "hack/targets/python.sh: ${python} ($(command -v "${python}")) is not runnable by gauntlet-target, the user targets run as under root; set PYTHON to an interpreter outside root's home" >&2
+    exit 1
+  fi
+fi
 
 venv="${dir}/.venv"
 stamp="${venv}/.requirements.sha256"

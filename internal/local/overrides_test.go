@@ -29,3 +29,19 @@ func TestOverridesApply(t *testing.T) {
 		}
 	}
 }
+
+// Overrides are written as the schema's pattern wants them: whole units, no fractions.
+func TestOverridesWholeUnits(t *testing.T) {
+	for d, want := range map[time.Duration]benchv1.Duration{
+		1500 * time.Millisecond: "1500ms", 90 * time.Second: "1m30s", 5 * time.Minute: "5m",
+		2 * time.Hour: "2h", time.Hour + time.Second: "1h0m1s", 30 * time.Second: "30s",
+	} {
+		spec := benchv1.BenchmarkRunSpec{}
+		if _, err := (Overrides{Duration: d, Warmup: d}).Apply(&spec); err != nil || spec.Load.Duration != want || spec.Load.Warmup != want {
+			t.Errorf("%v: duration %q, warmup %q, %v; want %q", d, spec.Load.Duration, spec.Load.Warmup, err, want)
+		}
+	}
+	if _, err := (Overrides{Duration: time.Second + time.Microsecond}).Apply(&benchv1.BenchmarkRunSpec{}); err == nil {
+		t.Error("1.000001s accepted")
+	}
+}

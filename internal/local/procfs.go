@@ -2,7 +2,10 @@ package local
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -62,4 +65,97 @@ func parseStat(stat []byte) (Proc, error) {
 		return Proc{}, fmt.Errorf("stat: malformed numbers")
 	}
 	return Proc{State: f[0], PPID: ppid, PGID: pgid, Ticks: utime + stime}, nil
+}
+
+// procUid is the real user id of a process, from the Uid line of /proc/<pid>/status.
+func procUid(pid int) (int, error) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				return strconv.Atoi(f[0])
+			}
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status: no Uid line", pid)
+}
+
+// Listener is a listening TCP socket and the process holding it.
+type Listener struct {
+	PID  int
+	Addr netip.AddrPort
+}
+
+// Listeners lists the listening TCP sockets (IPv4 and IPv6) held open by pids: each
+// process's socket inodes from /proc/<pid>/fd, matched with the LISTEN rows of its network
+// namespace's /proc/<pid>/net/tcp and tcp6. Reading another user's fds needs root or the
+// same user.
+func Listeners(pids []int) ([]Listener, error) {
+	var out []Listener
+	for _, pid := range pids {
+		dir := "/proc/" + strconv.Itoa(pid)
+		fds, err := os.ReadDir(dir + "/fd")
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // exited meanwhile
+			}
+			return nil, err
+		}
+		inodes := map[string]bool{}
+		for _, fd := range fds {
+			if target, err := os.Readlink(dir + "/fd/" + fd.Name()); err == nil {
+				if ino, ok := strings.CutPrefix(target, "socket:["); ok {
+					inodes[strings.TrimSuffix(ino, "]")] = true
+				}
+			}
+		}
+		if len(inodes) == 0 {
+			continue
+		}
+		for _, table := range []string{"tcp", "tcp6"} {
+			data, err := os.ReadFile(dir + "/net/" + table)
+			if err != nil {
+				continue // no IPv6 in this kernel, or exited
+			}
+			for _, l := range listenRows(data) {
+				if inodes[l.inode] {
+					out = append(out, Listener{PID: pid, Addr: l.addr})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+type listenRow struct {
+	addr  netip.AddrPort
+	inode string
+}
+
+// listenRows parses proc(5)'s /proc/net/tcp{,6}: rows in state 0A (LISTEN), local address
+// as hex (each 32-bit word of the network-order address printed as a host integer) and
+// port, inode field 10.
+func listenRows(data []byte) []listenRow {
+	var rows []listenRow
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[3] != "0A" {
+			continue
+		}
+		hexAddr, hexPort, ok := strings.Cut(f[1], ":")
+		raw, err1 := hex.DecodeString(hexAddr)
+		port, err2 := strconv.ParseUint(hexPort, 16, 16)
+		if !ok || err1 != nil || err2 != nil || (len(raw) != 4 && len(raw) != 16) {
+			continue
+		}
+		for i := 0; i+4 <= len(raw); i += 4 { // the kernel printed each word as a host integer
+			binary.NativeEndian.PutUint32(raw[i:], binary.BigEndian.Uint32(raw[i:]))
+		}
+		addr, _ := netip.AddrFromSlice(raw)
+		rows = append(rows, listenRow{addr: netip.AddrPortFrom(addr.Unmap(), uint16(port)), inode: f[9]})
+	}
+	return rows
 }

@@ -21,7 +21,7 @@ type reportData struct {
 
 type reportRow struct {
 	benchv1.ResultRow
-	Load, RPS, P50, P90, P99, P999, Max, Errors, CPU, Memory, Validity string
+	cells
 }
 
 type scenarioCharts struct {
@@ -33,11 +33,7 @@ type scenarioCharts struct {
 func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
 	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation]}
 	for _, r := range run.Status.Results {
-		d.Rows = append(d.Rows, reportRow{ResultRow: r, Load: LoadLabel(run.Spec.Load, r.LoadPoint),
-			RPS: FormatMilliRPS(r.AchievedMilliRPS.Median), P50: spread(r.P50Micros), P90: spread(r.P90Micros),
-			P99: spread(r.P99Micros), P999: spread(r.P999Micros), Max: spread(r.MaxMicros),
-			Errors: FormatPPM(r.ErrorRatePPM.Median), CPU: statOr(r.CPUMillicores, FormatMillicores),
-			Memory: statOr(r.MemoryBytes, FormatBytes), Validity: validity(r)})
+		d.Rows = append(d.Rows, reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)})
 	}
 	for _, s := range run.Spec.Scenarios {
 		if c, ok := chartsFor(run, s.Name); ok {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -36,6 +37,8 @@ type RunOptions struct {
 	Live bool
 	// Ports bounds the loopback ports of PostgreSQL, PgBouncer and the targets.
 	Ports PortRange
+	// AllowUnsafe lets through what CheckUnsafe refuses (--allow-unsafe).
+	AllowUnsafe bool
 }
 
 // ErrInterrupted is returned when ctx was cancelled (Ctrl-C): what was measured is written.
@@ -51,10 +54,19 @@ type runner struct {
 	progress *progress
 }
 
-// PrepareRun checks what the local mode can run before anything starts: --scale applied,
-// bring-your-own images refused, every preset found. It returns the planned trials.
-func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64) ([]plan.Trial, map[string]*preset.Preset, error) {
+// PrepareRun checks what the local mode can run before anything starts: the run's name
+// (it names the results folder), what CheckUnsafe refuses unless allowUnsafe, --scale
+// applied, bring-your-own images refused, every preset found. It returns the planned trials.
+func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsafe bool) ([]plan.Trial, map[string]*preset.Preset, error) {
 	spec := &run.Spec
+	if err := CheckRunName(run); err != nil {
+		return nil, nil, err
+	}
+	if !allowUnsafe {
+		if err := UnsafeError(CheckUnsafe(spec)); err != nil {
+			return nil, nil, err
+		}
+	}
 	for i, t := range spec.Targets {
 		if t.Image != "" {
 			return nil, nil, fmt.Errorf("spec.targets[%d].image: %q cannot run in the local mode (no container runtime here); use a preset, or run it on a cluster", i, t.Image)
@@ -104,7 +116,7 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64) ([]plan.T
 // every process it started has been stopped when it returns.
 func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	run := opts.Run
-	trials, presets, err := PrepareRun(run, opts.Root, opts.Scale)
+	trials, presets, err := PrepareRun(run, opts.Root, opts.Scale, opts.AllowUnsafe)
 	if err != nil {
 		return run, err
 	}
@@ -139,7 +151,14 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 
 	fatal := r.execute(ctx)
 	r.progress.stop()
-	if err := r.stopAll(); err != nil {
+	// A target slow to stop after its last trial (a single event loop still working through
+	// queued CPU-bound requests) is killed after the grace period, as a kubelet would: said,
+	// but it does not void what was measured. Only the database failing to stop is fatal.
+	stopped := r.stopTargets()
+	if stopped != nil {
+		r.progress.note("stopping: %v", stopped)
+	}
+	if err := r.services.stop(); err != nil {
 		r.progress.note("stopping: %v", err)
 		if fatal == "" && ctx.Err() == nil {
 			fatal = err.Error()
@@ -147,6 +166,12 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	}
 	interrupted := ctx.Err() != nil
 	finish(run, interrupted, fatal)
+	if stopped != nil {
+		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete); c != nil {
+			msg, _, _ := strings.Cut(stopped.Error(), "\n")
+			c.Message += "; at shutdown: " + msg
+		}
+	}
 	if err := WriteOutputs(opts.OutDir, run); err != nil {
 		return run, err
 	}
@@ -197,8 +222,8 @@ func (r *runner) execute(ctx context.Context) string {
 	return ""
 }
 
-// stopAll stops the targets, then PgBouncer, then PostgreSQL; nothing is left running.
-func (r *runner) stopAll() error {
+// stopTargets stops every target still running; each is gone when it returns.
+func (r *runner) stopTargets() error {
 	var errs []error
 	for _, t := range r.run.Spec.Targets {
 		if ts := r.targets[t.Name]; ts != nil && ts.proc != nil {
@@ -208,7 +233,6 @@ func (r *runner) stopAll() error {
 			ts.proc = nil
 		}
 	}
-	errs = append(errs, r.services.stop())
 	return errors.Join(errs...)
 }
 

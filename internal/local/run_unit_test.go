@@ -12,6 +12,7 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
 func TestScaleLoad(t *testing.T) {
@@ -151,6 +152,46 @@ func TestReportAndTable(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// A row whose repetitions all failed has no figures: it prints "–", never zeros that read as a
+// measurement, and it cannot be the headline.
+func TestUnmeasuredRowPrintsNoFigures(t *testing.T) {
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "closed"},
+		Scenarios: []benchv1.Scenario{{Name: "hello"}}}}
+	run.Name = "r"
+	run.Status.Results = []benchv1.ResultRow{
+		{Target: "flask", Scenario: "hello", LoadPoint: 100, Repetitions: 0, Flags: []string{"FailedRepetitions"},
+			Message: "repetition 1 failed: not timed"},
+		{Target: "node", Scenario: "hello", LoadPoint: 100, Repetitions: 1, Valid: true,
+			AchievedMilliRPS: benchv1.Stat{Median: 5_000_000}, P99Micros: benchv1.Stat{Median: 40_000}},
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	var flaskLine string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "flask") {
+			flaskLine = l
+		}
+	}
+	if flaskLine == "" || strings.Count(flaskLine, NoFigure) != 9 || strings.Contains(flaskLine, "0µs") || strings.Contains(flaskLine, "0.0 ") {
+		t.Errorf("unmeasured row should show %s for its 9 figures and no zeros:\n%s", NoFigure, b.String())
+	}
+	html, err := Report(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(html)
+	flaskRow := page[strings.Index(page, "<td>flask</td>"):]
+	flaskRow = flaskRow[:strings.Index(flaskRow, "</tr>")]
+	if strings.Contains(flaskRow, "0µs") || strings.Count(flaskRow, "<td>"+NoFigure+"</td>") != 9 {
+		t.Errorf("report: the unmeasured row should show %s, not zeros", NoFigure)
+	}
+	if h := results.Headline(run.Status.Results); !strings.Contains(h, "node") {
+		t.Errorf("headline %q should name the measured row only", h)
 	}
 }
 

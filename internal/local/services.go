@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
@@ -118,7 +118,7 @@ func (r *runner) startTargets(ctx context.Context) {
 	var notReady, unverified []string
 	for _, t := range r.run.Spec.Targets {
 		ts := &targetState{spec: t, preset: r.presets[t.Preset]}
-		ts.endpoints = r.verifyEndpoints(ts)
+		ts.endpoints = plan.VerifyEndpoints(&r.run.Spec, r.run.Status.Trials, t.Name, ts.preset)
 		r.targets[t.Name] = ts
 		err := r.startTarget(ctx, ts)
 		if ctx.Err() != nil {
@@ -188,7 +188,9 @@ func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 	if r.services.pg != nil {
 		admin = r.services.pg.AdminDSN()
 	}
-	rep, err := verify.Verify(ctx, verify.Options{BaseURL: proc.URL, Endpoints: ts.endpoints, AdminDSN: admin})
+	vopts := verify.ForPreset(ts.preset, proc.URL, ts.endpoints)
+	vopts.AdminDSN = admin
+	rep, err := verify.Verify(ctx, vopts)
 	if err == nil && !rep.Passed() {
 		var b strings.Builder
 		rep.WriteText(&b, false)
@@ -202,32 +204,4 @@ func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 	r.progress.note("%s passed verification (%d endpoints) at %s", t.Name, len(ts.endpoints), proc.URL)
 	ts.proc = proc
 	return nil
-}
-
-// verifyEndpoints are the contract endpoints the target's runnable trials request; with
-// only custom mixes, the preset's own endpoints (without DB ones when no database runs).
-func (r *runner) verifyEndpoints(ts *targetState) []preset.Endpoint {
-	var out []preset.Endpoint
-	for _, tr := range r.run.Status.Trials {
-		if tr.Target != ts.spec.Name || tr.Phase == benchv1.TrialSkipped {
-			continue
-		}
-		for _, s := range r.run.Spec.Scenarios {
-			if w, err := workload.Lookup(s.Workload); s.Name == tr.Scenario && err == nil {
-				for _, e := range w.Endpoints {
-					if !slices.Contains(out, preset.Endpoint(e)) {
-						out = append(out, preset.Endpoint(e))
-					}
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		for _, e := range ts.preset.Endpoints {
-			if !e.IsDB() || r.services.databaseURL != "" {
-				out = append(out, e)
-			}
-		}
-	}
-	return out
 }

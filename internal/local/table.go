@@ -17,13 +17,10 @@ func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tN\tRPS\tP50\tP90\tP99\tP99.9\tMAX\tERRORS\tCPU\tMEMORY\tVALID")
 	for _, r := range run.Status.Results {
+		c := cellsOf(run.Spec.Load, r, false)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint), r.Repetitions,
-			FormatMilliRPS(r.AchievedMilliRPS.Median),
-			results.FormatMicros(r.P50Micros.Median), results.FormatMicros(r.P90Micros.Median),
-			results.FormatMicros(r.P99Micros.Median), results.FormatMicros(r.P999Micros.Median),
-			results.FormatMicros(r.MaxMicros.Median), FormatPPM(r.ErrorRatePPM.Median),
-			statOr(r.CPUMillicores, FormatMillicores), statOr(r.MemoryBytes, FormatBytes), validity(r))
+			r.Target, r.Scenario, c.Load, r.Repetitions, c.RPS, c.P50, c.P90, c.P99, c.P999, c.Max,
+			c.Errors, c.CPU, c.Memory, c.Validity)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -58,6 +55,35 @@ func LoadLabel(l benchv1.Load, point int32) string {
 	return fmt.Sprintf("%d/s", point)
 }
 
+// NoFigure stands where a row has no measurement (every repetition failed): a zero there
+// would read as a result.
+const NoFigure = "–"
+
+// cells are one result row's figures as the table and the report print them.
+type cells struct {
+	Load, RPS, P50, P90, P99, P999, Max, Errors, CPU, Memory, Validity string
+}
+
+// cellsOf formats a row; withSpread adds the min–max over the repetitions to latencies. A row
+// with no succeeded repetition has no figures at all, only its load point and why.
+func cellsOf(l benchv1.Load, r benchv1.ResultRow, withSpread bool) cells {
+	c := cells{Load: LoadLabel(l, r.LoadPoint), Validity: validity(r)}
+	if r.Repetitions == 0 {
+		c.RPS, c.P50, c.P90, c.P99, c.P999, c.Max, c.Errors, c.CPU, c.Memory =
+			NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure, NoFigure
+		return c
+	}
+	lat := func(s benchv1.Stat) string { return results.FormatMicros(s.Median) }
+	if withSpread {
+		lat = spread
+	}
+	c.RPS = FormatMilliRPS(r.AchievedMilliRPS.Median)
+	c.P50, c.P90, c.P99, c.P999, c.Max = lat(r.P50Micros), lat(r.P90Micros), lat(r.P99Micros), lat(r.P999Micros), lat(r.MaxMicros)
+	c.Errors = FormatPPM(r.ErrorRatePPM.Median)
+	c.CPU, c.Memory = statOr(r.CPUMillicores, FormatMillicores), statOr(r.MemoryBytes, FormatBytes)
+	return c
+}
+
 func validity(r benchv1.ResultRow) string {
 	if r.Valid {
 		return "yes"
@@ -70,7 +96,7 @@ func validity(r benchv1.ResultRow) string {
 
 func statOr(s *benchv1.Stat, f func(int64) string) string {
 	if s == nil {
-		return "-"
+		return NoFigure
 	}
 	return f(s.Median)
 }

@@ -41,16 +41,24 @@ type Target struct {
 	Port int
 	URL  string // http://127.0.0.1:PORT
 	proc *Process
+	// home is the HOME and TMPDIR of a target run as TargetUser; removed by Stop.
+	home string
 }
 
 // contractVars are the variables the contract defines; inherited values are dropped so a
 // developer's shell never leaks into a run.
-var contractVars = []string{"PORT", "WORKERS", "DATABASE_URL", "DB_POOL_MIN", "DB_POOL_MAX", "DB_PREPARED"}
+var contractVars = []string{HostVar, "PORT", "WORKERS", "DATABASE_URL", "DB_POOL_MIN", "DB_POOL_MAX", "DB_PREPARED"}
 
 // Install runs the target's install script, `bash <repo>/<install> <target dir>`.
 func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 	if p.Local.Unsupported != "" {
 		return fmt.Errorf("target %s is not supported on this machine: %s", p.Name, p.Local.Unsupported)
+	}
+	if _, err := targetAccount(); err != nil { // root without TargetUser yet: create it
+		if err := run(Spec{Name: "hack/local-user.sh", Argv: []string{"bash", filepath.Join(repoRoot, "hack", "local-user.sh")},
+			Dir: repoRoot, Env: os.Environ()}, time.Minute); err != nil {
+			return err
+		}
 	}
 	if p.Local.Install == "" {
 		return nil
@@ -77,9 +85,10 @@ func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 }
 
 // StartTarget starts the preset's local.start in its folder, in its own process group, and
-// waits until GET /healthz answers 200. On error nothing is left running and the error
-// carries the end of the target's output.
-func StartTarget(ctx context.Context, opts TargetOptions) (*Target, error) {
+// waits until GET /healthz answers 200. It listens on 127.0.0.1 (HOST). Started by root, it
+// runs as TargetUser with a HOME and TMPDIR of its own. On error nothing is left running and
+// the error carries the end of the target's output.
+func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error) {
 	p := opts.Preset
 	if p == nil {
 		return nil, fmt.Errorf("start target: no preset")
@@ -94,14 +103,40 @@ func StartTarget(ctx context.Context, opts TargetOptions) (*Target, error) {
 		return nil, fmt.Errorf("target %s: workers %d, pool %d..%d: want non-negative numbers with min <= max",
 			p.Name, opts.Workers, opts.PoolMin, opts.PoolMax)
 	}
+	acct, err := targetAccount()
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", p.Name, err)
+	}
 	port := opts.Port
 	if port == 0 {
-		var err error
 		if port, err = FreePort(opts.Ports); err != nil {
 			return nil, fmt.Errorf("target %s: %w", p.Name, err)
 		}
 	}
 	vars := targetVars(opts, port)
+	t := &Target{Name: p.Name, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port)}
+	defer func() {
+		if err != nil && t.home != "" {
+			_ = os.RemoveAll(t.home)
+		}
+	}()
+	if acct != nil {
+		if err := searchableBy(acct, p.Dir); err != nil {
+			return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
+		}
+		// Root's HOME and TMPDIR are not the target's to write; a folder of its own is.
+		if t.home, err = os.MkdirTemp("", "gauntlet-target-"); err != nil {
+			return nil, err
+		}
+		if err := giveTo(acct, t.home); err != nil {
+			return nil, fmt.Errorf("target %s: giving %s to %s: %w", p.Name, t.home, acct.Name, err)
+		}
+		for _, k := range []string{"HOME", "TMPDIR"} {
+			if _, set := opts.Env[k]; !set {
+				vars[k] = t.home
+			}
+		}
+	}
 	env := environ(vars)
 	argv, err := p.ExpandStart(envMap(env))
 	if err != nil {
@@ -113,16 +148,21 @@ func StartTarget(ctx context.Context, opts TargetOptions) (*Target, error) {
 				p.Name, argv[0], p.Dir, p.Local.Install, p.Dir)
 		}
 	}
-	proc, err := Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, LogFile: opts.LogFile})
-	if err != nil {
+	if err := runnableBy(acct, p.Dir, argv[0]); err != nil {
+		return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
+	}
+	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, RunAs: acct, LogFile: opts.LogFile}); err != nil {
 		return nil, err
 	}
-	t := &Target{Name: p.Name, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port), proc: proc}
+	proc := t.proc
 	timeout := opts.ReadyTimeout
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
-	if err := t.waitHealthy(ctx, timeout); err != nil {
+	if err = t.waitHealthy(ctx, timeout); err == nil && vars[HostVar] == "127.0.0.1" {
+		err = t.loopbackOnly()
+	}
+	if err != nil {
 		_ = proc.Stop(syscall.SIGTERM, 5*time.Second)
 		return nil, err
 	}
@@ -137,6 +177,7 @@ func targetVars(opts TargetOptions, port int) map[string]string {
 		return strconv.Itoa(v)
 	}
 	vars := map[string]string{
+		HostVar:       "127.0.0.1", // nothing of a local run is reachable from another machine
 		"PORT":        strconv.Itoa(port),
 		"WORKERS":     orDefault(opts.Workers, 1),
 		"DB_POOL_MIN": orDefault(opts.PoolMin, 5),
@@ -215,6 +256,22 @@ func (t *Target) waitHealthy(ctx context.Context, timeout time.Duration) error {
 	return fmt.Errorf("target %s not healthy within %s: %s\n%s", t.Name, timeout, last, indent(t.proc.Tail()))
 }
 
+// loopbackOnly fails when a process of the target listens beyond loopback: a preset that
+// ignores HOST would be reachable from other machines for the whole run.
+func (t *Target) loopbackOnly() error {
+	ls, err := Listeners(GroupMembers(t.Pid()))
+	if err != nil {
+		return fmt.Errorf("target %s: listing its sockets: %w", t.Name, err)
+	}
+	for _, l := range ls {
+		if !l.Addr.Addr().IsLoopback() {
+			return fmt.Errorf("target %s listens on %s (pid %d) although HOST=127.0.0.1: the local mode exposes nothing beyond loopback; the preset must read HOST (targets/CONTRACT.md)",
+				t.Name, l.Addr, l.PID)
+		}
+	}
+	return nil
+}
+
 // Pid is the target's leader process id (also its process group).
 func (t *Target) Pid() int { return t.proc.Pid() }
 
@@ -231,5 +288,15 @@ func (t *Target) Stop(timeout time.Duration) error {
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
-	return t.proc.Stop(syscall.SIGTERM, timeout)
+	err := t.proc.Stop(syscall.SIGTERM, timeout)
+	if t.home != "" {
+		if rmErr := os.RemoveAll(t.home); rmErr != nil && err == nil {
+			err = rmErr
+		}
+		t.home = ""
+	}
+	return err
 }
+
+// Uid is the user id the target's leader runs as, read from /proc (for checks and tests).
+func (t *Target) Uid() (int, error) { return procUid(t.Pid()) }

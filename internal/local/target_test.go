@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ if mode == "crash":
     sys.exit(3)
 class H(BaseHTTPRequestHandler):
     def do_GET(self):
-        keys = ["PORT", "WORKERS", "DATABASE_URL", "DB_POOL_MIN", "DB_POOL_MAX", "DB_PREPARED", "EXTRA"]
+        keys = ["HOST", "PORT", "WORKERS", "DATABASE_URL", "DB_POOL_MIN", "DB_POOL_MAX", "DB_PREPARED", "EXTRA", "HOME", "TMPDIR"]
         body = json.dumps({k: os.environ.get(k) for k in keys} | {"argv": sys.argv[1:]}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json; charset=utf-8")
@@ -32,7 +33,8 @@ class H(BaseHTTPRequestHandler):
         self.wfile.write(body)
     def log_message(self, *a):
         pass
-srv = ThreadingHTTPServer(("127.0.0.1", int(os.environ["PORT"])), H)
+host = "0.0.0.0" if mode == "wildcard" else os.environ.get("HOST", "0.0.0.0")
+srv = ThreadingHTTPServer((host, int(os.environ["PORT"])), H)
 if mode == "orphan":
     subprocess.Popen(["sh", "-c", "trap '' TERM; sleep 300"])
 if mode == "stubborn":
@@ -42,8 +44,21 @@ else:
 srv.serve_forever()
 `
 
+// testPython is Debian's interpreter when there is one: as root, the target runs as
+// TargetUser, who cannot run a python3 under root's home (pyenv) that PATH may find first.
+var testPython = func() string {
+	if _, err := os.Stat("/usr/bin/python3"); err == nil {
+		return "/usr/bin/python3"
+	}
+	return "python3"
+}()
+
 func tinyTarget(t *testing.T, install string) *preset.Preset {
 	t.Helper()
+	// As root, targets run as TargetUser: the hack/ script the run's Install calls makes it.
+	if out, err := exec.Command("bash", filepath.Join(repoRoot(t), "hack", "local-user.sh")).CombinedOutput(); err != nil {
+		t.Fatalf("hack/local-user.sh: %v\n%s", err, out)
+	}
 	dir := filepath.Join(t.TempDir(), "tiny-python")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -58,18 +73,30 @@ image: example.invalid/tiny:0
 dockerfile: Dockerfile
 local:
   install: ` + install + `
-  start: [python3, server.py, "--workers=${WORKERS}"]
+  start: [` + testPython + `, server.py, "--workers=${WORKERS}"]
 `
 	for name, body := range map[string]string{"target.yaml": manifest, "server.py": tinyServer, "Dockerfile": "FROM python:3\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	openToTargets(t, dir)
 	p, err := preset.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// openToTargets lets TargetUser reach dir when the test runs as root: t.TempDir() makes
+// folders only their owner may enter.
+func openToTargets(t *testing.T, dir string) {
+	t.Helper()
+	for d := dir; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func TestTargetEnvironmentAndCleanStop(t *testing.T) {
@@ -186,6 +213,10 @@ func TestInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(repo, "hack", "fail.sh"), []byte("echo 'npm ERR! 404'\nexit 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Install creates TargetUser through it when running as root and the user is missing.
+	if err := os.Symlink(filepath.Join(repoRoot(t), "hack", "local-user.sh"), filepath.Join(repo, "hack", "local-user.sh")); err != nil {
 		t.Fatal(err)
 	}
 	p := tinyTarget(t, "hack/ok.sh")

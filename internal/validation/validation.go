@@ -187,5 +187,11 @@ func checkName(obj map[string]interface{}) field.ErrorList {
 			errs = append(errs, field.Invalid(p, name, msg))
 		}
 	}
+	// As the API server does (ValidateObjectMeta): generateName is a name prefix.
+	if generate != "" {
+		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(generate, true) {
+			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), generate, msg))
+		}
+	}
 	return errs
 }

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 )
 
 // config is the contract's environment (targets/CONTRACT.md, "Configuration").
 type config struct {
+	host        string // listen address: 127.0.0.1 in the local mode, 0.0.0.0 by default
 	port        int
 	workers     int
 	databaseURL string // empty: DB endpoints answer 503
@@ -17,7 +20,13 @@ type config struct {
 
 // loadConfig reads and checks the environment; every bad value is an error naming the variable.
 func loadConfig(getenv func(string) string) (config, error) {
-	cfg := config{databaseURL: getenv("DATABASE_URL")}
+	cfg := config{databaseURL: getenv("DATABASE_URL"), host: getenv("HOST")}
+	if cfg.host == "" {
+		cfg.host = "0.0.0.0"
+	}
+	if ip := net.ParseIP(cfg.host); ip == nil || ip.To4() == nil || strings.Contains(cfg.host, ":") {
+		return cfg, fmt.Errorf("HOST must be an IPv4 address, got %q", cfg.host)
+	}
 	var err error
 	if cfg.port, err = intVar(getenv, "PORT", 8080, 1, 65535); err != nil {
 		return cfg, err

@@ -9,15 +9,17 @@ func TestLoadConfig(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
 	cfg, err := loadConfig(env(nil))
-	if err != nil || cfg.port != 8080 || cfg.workers != 1 || cfg.poolMin != 5 || cfg.poolMax != 15 || !cfg.prepared {
+	if err != nil || cfg.port != 8080 || cfg.workers != 1 || cfg.poolMin != 5 || cfg.poolMax != 15 || !cfg.prepared || cfg.host != "0.0.0.0" {
 		t.Fatalf("defaults: %+v %v", cfg, err)
 	}
-	cfg, err = loadConfig(env(map[string]string{"PORT": "9000", "WORKERS": "4", "DB_POOL_MIN": "1", "DB_POOL_MAX": "2", "DB_PREPARED": "off"}))
-	if err != nil || cfg.port != 9000 || cfg.workers != 4 || cfg.poolMin != 1 || cfg.poolMax != 2 || cfg.prepared {
+	cfg, err = loadConfig(env(map[string]string{"PORT": "9000", "WORKERS": "4", "DB_POOL_MIN": "1", "DB_POOL_MAX": "2", "DB_PREPARED": "off", "HOST": "127.0.0.1"}))
+	if err != nil || cfg.host != "127.0.0.1" || cfg.port != 9000 || cfg.workers != 4 || cfg.poolMin != 1 || cfg.poolMax != 2 || cfg.prepared {
 		t.Fatalf("explicit: %+v %v", cfg, err)
 	}
 	bad := []struct{ key, value, mention string }{
 		{"PORT", "0", "PORT"},
+		{"HOST", "localhost", "HOST"},
+		{"HOST", "::1", "HOST"},
 		{"PORT", "http", "PORT"},
 		{"WORKERS", "0", "WORKERS"},
 		{"DB_POOL_MAX", "0", "DB_POOL_MAX"},

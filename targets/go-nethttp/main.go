@@ -46,7 +46,7 @@ func run() error {
 		defer pool.Close()
 	}
 
-	ln, err := net.Listen("tcp", "0.0.0.0:"+strconv.Itoa(cfg.port))
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
 	if err != nil {
 		return err
 	}

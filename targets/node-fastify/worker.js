@@ -17,7 +17,7 @@ async function runWorker(cfg) {
   app.addHook('onClose', async () => {
     if (db !== null) await db.end();
   });
-  await app.listen({ port: cfg.port, host: '0.0.0.0' });
+  await app.listen({ port: cfg.port, host: cfg.host });
 }
 
 module.exports = { runWorker };

@@ -1,4 +1,4 @@
-"""gunicorn settings (read from the working directory): PORT and WORKERS from the environment."""
+"""gunicorn settings (read from the working directory): HOST, PORT and WORKERS from the environment."""
 import os
 import sys
 
@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from gauntlet_kit import settings  # noqa: E402
 
-bind = f"0.0.0.0:{settings.PORT}"
+bind = f"{settings.HOST}:{settings.PORT}"
 workers = settings.WORKERS
 worker_class = "sync"  # seeds 002 and 003: one request at a time per process
 accesslog = None  # no per-request logging

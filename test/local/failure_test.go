@@ -108,6 +108,15 @@ func TestRefusals(t *testing.T) {
 		{"scale", ok, nil, []string{"--scale", "-1"}, "--scale"},
 		{"scale collision", base("{name: go, preset: go-nethttp}", "{rates: [100, 101]}"), nil, []string{"--scale", "0.001"}, "spec.load.rates[1]"},
 		{"k6 missing", ok, []string{"GAUNTLET_K6=/nonexistent/k6"}, nil, "hack/k6.sh"},
+		// Someone else's YAML: server-side hooks and loader variables, each named by its field.
+		{"archive_command", strings.Replace(ok, "  scenarios:", "  database: {parameters: {archive_command: 'touch /tmp/pwned'}}\n  scenarios:", 1),
+			nil, nil, "spec.database.parameters.archive_command"},
+		{"pooler auth_query", strings.Replace(ok, "  scenarios:", "  database: {pooler: {parameters: {auth_query: 'SELECT 1'}}}\n  scenarios:", 1),
+			nil, nil, "spec.database.pooler.parameters.auth_query"},
+		{"LD_PRELOAD", base("{name: go, preset: go-nethttp, env: [{name: GODEBUG, value: x}, {name: LD_PRELOAD, value: /tmp/x.so}]}", "{rates: [100]}"),
+			nil, nil, "spec.targets[0].env[1].name"},
+		{"dotted name", strings.Replace(ok, "name: refused", "name: a.b", 1), nil, nil, "metadata.name"},
+		{"generateName", strings.Replace(ok, "{name: refused}", "{generateName: ../../x-}", 1), nil, nil, "metadata.generateName"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := start(t, tc.spec, tc.env, tc.args...)

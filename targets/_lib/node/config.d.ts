@@ -1,4 +1,5 @@
 export interface Config {
+  host: string;
   port: number;
   workers: number;
   databaseURL: string; // empty: DB endpoints answer 503

@@ -1,6 +1,7 @@
 'use strict';
 // The contract's environment (targets/CONTRACT.md, "Configuration"). Every bad value is an
 // error naming the variable, so a typo never starts a server with a silent default.
+const net = require('node:net');
 
 function intVar(env, name, def, lo, hi) {
   const raw = env[name];
@@ -11,8 +12,16 @@ function intVar(env, name, def, lo, hi) {
   return Number(raw);
 }
 
+function hostVar(env) {
+  const raw = env.HOST;
+  if (raw === undefined || raw === '') return '0.0.0.0';
+  if (!net.isIPv4(raw)) throw new Error(`HOST must be an IPv4 address, got ${JSON.stringify(raw)}`);
+  return raw;
+}
+
 function loadConfig(env) {
   const cfg = {
+    host: hostVar(env),
     port: intVar(env, 'PORT', 8080, 1, 65535),
     workers: intVar(env, 'WORKERS', 1, 1, 1024),
     databaseURL: env.DATABASE_URL || '',

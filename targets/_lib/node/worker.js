@@ -45,7 +45,7 @@ function closeServer(server) {
 }
 
 // runHttpWorker serves a (req, res) handler, such as an Express or Connect app, on
-// 0.0.0.0:cfg.port with node:http. buildHandler receives the worker's Database (or null
+// cfg.host:cfg.port with node:http. buildHandler receives the worker's Database (or null
 // without DATABASE_URL); pg is the target's own pg module (see db.js).
 async function runHttpWorker(cfg, { name, pg, buildHandler }) {
   let server = null;
@@ -59,7 +59,7 @@ async function runHttpWorker(cfg, { name, pg, buildHandler }) {
   server = http.createServer(buildHandler(db));
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(cfg.port, '0.0.0.0', resolve);
+    server.listen(cfg.port, cfg.host, resolve);
   });
 }
 

@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <libpq-fe.h>
 
 #include "json.h"
@@ -25,6 +26,12 @@ std::string int_var(const std::function<const char*(const char*)>& getenv, const
 std::string load_config(const std::function<const char*(const char*)>& getenv, Config& cfg) {
   cfg = Config{};  // unset variables take the contract's defaults
   std::string err;
+  const char* host = getenv("HOST");
+  if (host != nullptr && *host != '\0') {
+    in_addr addr{};
+    if (inet_pton(AF_INET, host, &addr) != 1) return std::string("HOST must be an IPv4 address, got \"") + host + "\"";
+    cfg.host = host;
+  }
   if (!(err = int_var(getenv, "PORT", 1, 65535, cfg.port)).empty()) return err;
   if (!(err = int_var(getenv, "WORKERS", 1, 1024, cfg.workers)).empty()) return err;
   if (!(err = int_var(getenv, "DB_POOL_MIN", 0, 10000, cfg.pool_min)).empty()) return err;

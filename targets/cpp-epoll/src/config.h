@@ -5,6 +5,7 @@
 #include <string>
 
 struct Config {
+  std::string host = "0.0.0.0";  // listen address (IPv4): the local mode sets 127.0.0.1
   int port = 8080;
   int workers = 1;
   std::string database_url;  // empty: DB endpoints answer 503

@@ -47,9 +47,9 @@ bool Worker::listen_on_port() {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(uint16_t(cfg_.port));
-  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  inet_pton(AF_INET, cfg_.host.c_str(), &addr.sin_addr);  // checked by load_config
   if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) < 0 || listen(listen_fd_, 4096) < 0) {
-    fprintf(stderr, "cpp-epoll: listen on 0.0.0.0:%d: %s\n", cfg_.port, strerror(errno));
+    fprintf(stderr, "cpp-epoll: listen on %s:%d: %s\n", cfg_.host.c_str(), cfg_.port, strerror(errno));
     return false;
   }
   return true;

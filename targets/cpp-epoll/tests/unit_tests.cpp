@@ -175,8 +175,10 @@ void test_config() {
   };
   Config cfg;
   EXPECT(load_config(env({}), cfg).empty() && cfg.port == 8080 && cfg.workers == 1 && cfg.pool_min == 5 &&
-         cfg.pool_max == 15 && cfg.prepared);
+         cfg.pool_max == 15 && cfg.prepared && cfg.host == "0.0.0.0");
   EXPECT(load_config(env({{"PORT", "0"}}), cfg).find("PORT") != std::string::npos);
+  EXPECT(load_config(env({{"HOST", "localhost"}}), cfg).find("HOST") != std::string::npos);
+  EXPECT(load_config(env({{"HOST", "127.0.0.1"}}), cfg).empty() && cfg.host == "127.0.0.1");
   EXPECT(load_config(env({{"WORKERS", "x"}}), cfg).find("WORKERS") != std::string::npos);
   EXPECT(load_config(env({{"DB_POOL_MIN", "9"}, {"DB_POOL_MAX", "3"}}), cfg).find("greater") != std::string::npos);
   EXPECT(load_config(env({{"DB_PREPARED", "yes"}}), cfg).find("DB_PREPARED") != std::string::npos);

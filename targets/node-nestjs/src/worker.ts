@@ -32,5 +32,5 @@ export async function runWorker(cfg: Config): Promise<void> {
     next();
   });
   app.useGlobalFilters(new ContractErrorFilter());
-  await app.listen(cfg.port, '0.0.0.0');
+  await app.listen(cfg.port, cfg.host);
 }

@@ -2,6 +2,7 @@
 
 A bad value stops the server with a message naming the variable, before any worker starts.
 """
+import ipaddress
 import os
 import sys
 
@@ -16,6 +17,13 @@ def _int(name: str, default: int, low: int, high: int) -> int:
 
 
 PORT = _int("PORT", 8080, 1, 65535)
+
+# The listen address: the local mode sets 127.0.0.1; unset (the cluster) is every interface.
+HOST = os.environ.get("HOST", "") or "0.0.0.0"
+try:
+    ipaddress.IPv4Address(HOST)
+except ValueError:
+    sys.exit(f"HOST={HOST!r}: want an IPv4 address")
 WORKERS = _int("WORKERS", 1, 1, 1024)
 DB_POOL_MIN = _int("DB_POOL_MIN", 5, 0, 1000)
 DB_POOL_MAX = _int("DB_POOL_MAX", 15, 1, 1000)

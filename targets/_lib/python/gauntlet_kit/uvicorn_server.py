@@ -1,4 +1,4 @@
-"""Runs an ASGI app on uvicorn with PORT and WORKERS from the environment: the server of
+"""Runs an ASGI app on uvicorn with HOST, PORT and WORKERS from the environment: the server of
 python-fastapi and python-starlette (each worker process owns its own database pool)."""
 import signal
 import sys
@@ -15,7 +15,7 @@ def run(app: str) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     uvicorn.run(
         app,
-        host="0.0.0.0",
+        host=settings.HOST,
         port=settings.PORT,
         workers=settings.WORKERS,
         loop="uvloop",  # uvicorn's documented fast path: uvloop + httptools

@@ -1,0 +1,73 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+)
+
+// A target Deployment deleted or scaled to 0 while its trial runs fails that trial, and
+// the run, with a message naming the Deployment.
+func TestTargetDriftFailsTheTrial(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(ctx context.Context, dep *appsv1.Deployment) error
+		says   string
+	}{
+		{"deleted", func(ctx context.Context, dep *appsv1.Deployment) error { return env.Client.Delete(ctx, dep) }, "was deleted during the trial"},
+		{"scaled-to-zero", func(ctx context.Context, dep *appsv1.Deployment) error {
+			patch := client.MergeFrom(dep.DeepCopy())
+			dep.Spec.Replicas = ptr.To[int32](0)
+			return env.Client.Patch(ctx, dep, patch)
+		}, "was scaled to 0 during the trial"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			run := pingRun("drift-" + c.name)
+			hold := make(chan struct{})
+			defer close(hold)
+			fakes.script(run.Name, &k6Outcome{hold: hold})
+			if err := env.Client.Create(ctx, run); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+			waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, func(r *benchv1.BenchmarkRun) bool {
+				return r.Status.Phase == benchv1.PhaseRunning && r.Status.Trials[0].MeasureStart != nil
+			})
+			dep := &appsv1.Deployment{}
+			name := specs.TargetName(run, "go")
+			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, dep); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.change(ctx, dep); err != nil {
+				t.Fatal(err)
+			}
+			got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, finished)
+			cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionComplete)
+			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != ReasonTargetDrift {
+				t.Fatalf("phase %s, Complete %+v", got.Status.Phase, cond)
+			}
+			for _, want := range []string{"trial go-ping-100-r1 failed", "Deployment " + name, c.says} {
+				if !strings.Contains(cond.Message, want) {
+					t.Errorf("message %q does not say %q", cond.Message, want)
+				}
+			}
+			if got.Status.Trials[0].Phase != benchv1.TrialFailed {
+				t.Errorf("trial %+v, want Failed", got.Status.Trials[0])
+			}
+			t.Log(cond.Message)
+		})
+	}
+}
