@@ -104,9 +104,10 @@ lab_owned_or_absent() {
 lab_release_owner() { rm -f "${LAB_OWNER_FILE}"; }
 
 # Host paths the lab's components write outside .cache/lab: the kubelet's container log
-# links, the CNI result cache of go-cni, containerd shims' sockets. up.sh records which
+# links and device-plugin socket (fixed paths), the CNI result cache of go-cni,
+# containerd shims' sockets, libmount's table folder (the kubelet runs mount). up.sh records which
 # existed before; down.sh removes what the lab put there, and a folder only if it made it.
-LAB_HOST_PATHS=(/var/log/containers /var/lib/cni /run/containerd)
+LAB_HOST_PATHS=(/var/log/containers /var/lib/cni /run/containerd /var/lib/kubelet /run/mount)
 lab_record_host_paths() {
   local p
   for p in "${LAB_HOST_PATHS[@]}" $(lab_cgroup_hierarchies | sed 's|$|/k8s.io|'); do
@@ -127,7 +128,7 @@ lab_clean_host_paths() {
     if [[ -f "${before}" ]] && ! grep -qx "${p}" "${before}"; then
       # The lab made it: whatever is inside is the lab's (no other containerd or kubelet ran).
       case "${p}" in
-        /run/containerd) rm -rf --one-file-system "${p}" ;;
+        /run/containerd | /var/lib/kubelet | /run/mount) rm -rf --one-file-system "${p}" ;;
         */k8s.io) find "${p}" -depth -type d -exec rmdir {} \; 2>/dev/null || true ;;
         *) find "${p}" -depth -type d -empty -delete 2>/dev/null || true ;;
       esac

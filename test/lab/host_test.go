@@ -67,7 +67,7 @@ func captureHost(root, labNetnsID string) (hostState, error) {
 	// containerd's cgroup for containers outside the CRI.
 	k8sio, _ := filepath.Glob("/sys/fs/cgroup/*/k8s.io")
 	s.HostFiles = append(s.HostFiles, k8sio...)
-	for _, dir := range []string{"/var/log/containers", "/var/log/pods", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet", "/etc/cni"} {
+	for _, dir := range []string{"/var/log/containers", "/var/log/pods", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet", "/run/mount", "/etc/cni"} {
 		_ = filepath.WalkDir(dir, func(path string, _ os.DirEntry, err error) error {
 			if err == nil {
 				s.HostFiles = append(s.HostFiles, path)
