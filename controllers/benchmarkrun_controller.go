@@ -104,6 +104,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		// One status write per pass, from what the phases recorded.
 		run.Status.ObservedGeneration = run.Generation
 		gitOpsConditions(run)
+		run.Status.Bound() // free text cut to the documented lengths, so the status always fits
 		if patchErr := r.Status().Patch(ctx, run, client.MergeFrom(before)); patchErr != nil && err == nil && !apierrors.IsNotFound(patchErr) {
 			err = patchErr
 		}
@@ -114,6 +115,9 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	}
 	for _, p := range phases {
 		if result, err = p(ctx, s); err != nil || !result.IsZero() {
+			if c := asConflict(err); c != nil {
+				return r.fail(s, c.condition, ReasonNameConflict, c.Error())
+			}
 			return result, err
 		}
 	}

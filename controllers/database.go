@@ -111,8 +111,14 @@ func (r *BenchmarkRunReconciler) createAll(ctx context.Context, s *scope, objs .
 		if s.run.Status.StartedAt == nil {
 			s.run.Status.StartedAt = &metav1.Time{Time: s.now}
 		}
-		if err := r.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+		err := r.Create(ctx, o)
+		if apierrors.IsAlreadyExists(err) {
+			err = r.checkOwned(ctx, s.run, o) // ours only if it carries this run's owner reference
+		} else if err != nil {
+			err = fmt.Errorf("creating %T %s: %w", o, o.GetName(), err)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil

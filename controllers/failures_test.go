@@ -64,10 +64,10 @@ func TestFailuresAreExplained(t *testing.T) {
 		}, benchv1.ConditionTargetsVerified, ReasonVerifyFailed, []string{"go failed verification", "not-found: GET unknown path: status: expected 404, got 500", "not timed"}, false},
 		{"testrun-error", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{errorStage: specs.StageInitialization})
-		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go-ping-100-r1 failed", "k6-operator reported an error", "initializer pod failed"}, true},
+		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go.ping.100.r1 failed", "k6-operator reported an error", "initializer pod failed"}, true},
 		{"thresholds-crossed", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{exitCode: 99})
-		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go-ping-100-r1 failed", "k6 thresholds were crossed", "exit code 99"}, true},
+		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go.ping.100.r1 failed", "k6 thresholds were crossed", "exit code 99"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

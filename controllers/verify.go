@@ -14,8 +14,9 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
 )
 
-// maxFailedChecks keeps status small; the event and the first entries say enough.
-const maxFailedChecks = 20
+// maxFailedChecks keeps status small (the schema's bound); the event and the first entries
+// say enough.
+const maxFailedChecks = benchv1.MaxFailedChecks
 
 // verification runs the contract verifier (internal/verify) from the operator against each
 // target's Service before anything is timed. A target that fails is recorded with its

@@ -2,9 +2,11 @@ package v1alpha1
 
 import "time"
 
-// Duration is a Go-style duration of whole units, such as "30s", "5m" or "1m30s".
+// Duration is a Go-style duration of whole units, such as "30s", "5m" or "1m30s". At most
+// five digits per unit and 32 characters keep every value far from overflowing; each field
+// has its own upper bound.
 // +kubebuilder:validation:MaxLength=32
-// +kubebuilder:validation:Pattern=`^([0-9]+(ms|s|m|h))+$`
+// +kubebuilder:validation:Pattern=`^([0-9]{1,5}(ms|s|m|h))+$`
 type Duration string
 
 // Std returns the duration as a time.Duration; an unparsable value (refused by the schema)
@@ -54,15 +56,17 @@ type Load struct {
 	// +kubebuilder:default=true
 	KeepAlive *bool `json:"keepAlive,omitempty"`
 
-	// Warmup runs before each measured window and is excluded from the results.
+	// Warmup runs before each measured window and is excluded from the results; at most 1h.
 	// +optional
 	// +kubebuilder:default="30s"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('1h')",message="warmup must be at most 1h"
 	Warmup Duration `json:"warmup,omitempty"`
 
-	// Duration of each measured window.
+	// Duration of each measured window; at most 6h.
 	// +optional
 	// +kubebuilder:default="5m"
-	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+(ms|s|m|h))+$') || duration(self) > duration('0s')",message="duration must be positive"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('6h')",message="duration must be at most 6h"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) > duration('0s')",message="duration must be positive"
 	Duration Duration `json:"duration,omitempty"`
 
 	// Repetitions of every trial, interleaved across targets; results report the median.
@@ -72,10 +76,11 @@ type Load struct {
 	// +kubebuilder:validation:Maximum=20
 	Repetitions int32 `json:"repetitions,omitempty"`
 
-	// RequestTimeout after which a request counts as an error.
+	// RequestTimeout after which a request counts as an error; at most 5m.
 	// +optional
 	// +kubebuilder:default="10s"
-	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]+(ms|s|m|h))+$') || duration(self) > duration('0s')",message="requestTimeout must be positive"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('5m')",message="requestTimeout must be at most 5m"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) > duration('0s')",message="requestTimeout must be positive"
 	RequestTimeout Duration `json:"requestTimeout,omitempty"`
 
 	// MaxVUs caps the virtual users of the open model (k6 maxVUs); empty lets Gauntlet size it.
@@ -89,14 +94,19 @@ type Load struct {
 // +kubebuilder:validation:XValidation:rule="has(self.p50) || has(self.p90) || has(self.p95) || has(self.p99) || has(self.p999) || has(self.errorRate)",message="slo needs at least one of p50, p90, p95, p99, p999 or errorRate"
 type SLO struct {
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('1h')",message="an SLO latency must be at most 1h"
 	P50 Duration `json:"p50,omitempty"`
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('1h')",message="an SLO latency must be at most 1h"
 	P90 Duration `json:"p90,omitempty"`
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('1h')",message="an SLO latency must be at most 1h"
 	P95 Duration `json:"p95,omitempty"`
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('1h')",message="an SLO latency must be at most 1h"
 	P99 Duration `json:"p99,omitempty"`
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^([0-9]{1,5}(ms|s|m|h))+$') || duration(self) <= duration('1h')",message="an SLO latency must be at most 1h"
 	P999 Duration `json:"p999,omitempty"`
 
 	// ErrorRate is the highest acceptable fraction of failed requests, such as "0.001".

@@ -31,21 +31,27 @@ type BenchmarkRunStatus struct {
 
 	// Conditions: Accepted, DependenciesReady, DatabaseReady, TargetsReady, TargetsVerified,
 	// Complete, SLOMet, and Ready, Reconciling and Stalled for GitOps tools.
+	// Messages are cut to MaxConditionMessageLength (1024 bytes).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=16
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
 
 	// Progress is trials finished over trials planned, such as "7/24".
 	// +optional
+	// +kubebuilder:validation:MaxLength=32
 	Progress string `json:"progress,omitempty"`
 
 	// TargetNames lists the targets, for the printer column.
 	// +optional
+	// +kubebuilder:validation:MaxLength=2048
 	TargetNames string `json:"targetNames,omitempty"`
 
-	// Headline is a one-line result, such as "best p99: go 1.9ms @ 1000/s".
+	// Headline is a one-line result, such as "best p99: go 1.9ms @ 1000/s"; at most
+	// MaxMessageLength (512) bytes.
 	// +optional
+	// +kubebuilder:validation:MaxLength=512
 	Headline string `json:"headline,omitempty"`
 
 	// StartedAt is when the first object was created; from then on the spec is immutable.
@@ -67,11 +73,13 @@ type BenchmarkRunStatus struct {
 	// +optional
 	// +listType=map
 	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=200
 	Trials []Trial `json:"trials,omitempty"`
 
 	// Results, one row per target x scenario x load point, aggregated over repetitions.
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=200
 	Results []ResultRow `json:"results,omitempty"`
 }
 
@@ -94,11 +102,13 @@ type TargetStatus struct {
 	Ready bool `json:"ready,omitempty"`
 	// +optional
 	Verification Verification `json:"verification,omitempty"`
-	// FailedChecks are the contract checks the target failed (endpoint: check: detail); a
-	// target with any is never timed.
+	// FailedChecks are the contract checks the target failed (endpoint: check: detail), the
+	// first MaxFailedChecks (10), each cut to MaxFailedCheckLength (256 bytes); a target with
+	// any is never timed.
 	// +optional
 	// +listType=atomic
-	// +kubebuilder:validation:MaxItems=20
+	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:items:MaxLength=256
 	FailedChecks []string `json:"failedChecks,omitempty"`
 }
 
@@ -130,6 +140,7 @@ type Trial struct {
 	Phase TrialPhase `json:"phase,omitempty"`
 	// TestRun is the k6-operator TestRun that drove this trial (empty in the local mode).
 	// +optional
+	// +kubebuilder:validation:MaxLength=63
 	TestRun string `json:"testRun,omitempty"`
 	// MeasureStart and MeasureEnd bound the measured window (warmup excluded).
 	// +optional
@@ -140,7 +151,9 @@ type Trial struct {
 	// k6's final push is in.
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
+	// Message says why the trial failed or was skipped; at most MaxMessageLength (512) bytes.
 	// +optional
+	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
 	// +optional
 	Result *Measurement `json:"result,omitempty"`
@@ -231,7 +244,11 @@ type ResultRow struct {
 	Valid bool `json:"valid"`
 	// +optional
 	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=8
+	// +kubebuilder:validation:items:MaxLength=64
 	Flags []string `json:"flags,omitempty"`
+	// Message notes failed repetitions; at most MaxMessageLength (512) bytes.
 	// +optional
+	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
 }

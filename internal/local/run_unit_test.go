@@ -130,7 +130,7 @@ func TestReportAndTable(t *testing.T) {
 		{Target: "<b>x</b>", Scenario: "ping", LoadPoint: 400, Repetitions: 1, Flags: []string{"GeneratorBound"},
 			AchievedMilliRPS: benchv1.Stat{Median: 350000}},
 	}
-	run.Status.Trials = []benchv1.Trial{{Name: "nginx-home-400-r1", Target: "nginx", Scenario: "home",
+	run.Status.Trials = []benchv1.Trial{{Name: "nginx.home.400.r1", Target: "nginx", Scenario: "home",
 		Phase: benchv1.TrialSkipped, Message: "nginx does not implement devices-status"}}
 	html, err := Report(run)
 	if err != nil {

@@ -50,7 +50,7 @@ func Build(spec *benchv1.BenchmarkRunSpec, presets map[string][]string) ([]Trial
 				for _, t := range spec.Targets {
 					trial := Trial{
 						Index: int32(len(trials)), Target: t.Name, Scenario: s.Name, LoadPoint: p, Repetition: rep,
-						Name: fmt.Sprintf("%s-%s-%d-r%d", t.Name, s.Name, p, rep),
+						Name: TrialName(t.Name, s.Name, p, rep),
 					}
 					if t.Preset != "" {
 						have, ok := presets[t.Preset]
@@ -70,6 +70,13 @@ func Build(spec *benchv1.BenchmarkRunSpec, presets map[string][]string) ([]Trial
 		}
 	}
 	return trials, nil
+}
+
+// TrialName names a trial: target.scenario.point.rN. Target and scenario names are DNS
+// labels, which hold no dot, so the name is injective: joined with "-", targets go and
+// go-fast with scenarios fast-ping and ping would both give go-fast-ping-100-r1.
+func TrialName(target, scenario string, point, rep int32) string {
+	return fmt.Sprintf("%s.%s.%d.r%d", target, scenario, point, rep)
 }
 
 // LoadPoints are the rates (open model) or connections (closed model) of a load.

@@ -38,11 +38,11 @@ func TestBuildInterleavesRepetitionsAcrossTargets(t *testing.T) {
 		got = append(got, tr.Name)
 	}
 	// ABCABC: every target runs a load point before any target repeats it.
-	want := "go-ping-100-r1 ngx-ping-100-r1 own-ping-100-r1 go-ping-200-r1 ngx-ping-200-r1 own-ping-200-r1"
+	want := "go.ping.100.r1 ngx.ping.100.r1 own.ping.100.r1 go.ping.200.r1 ngx.ping.200.r1 own.ping.200.r1"
 	if s := strings.Join(got[:6], " "); s != want {
 		t.Errorf("first trials = %s\nwant %s", s, want)
 	}
-	if trials[18].Name != "go-ping-100-r2" {
+	if trials[18].Name != "go.ping.100.r2" {
 		t.Errorf("second repetition starts with %s", trials[18].Name)
 	}
 	seen := map[string]bool{}
@@ -66,7 +66,7 @@ func TestBuildSkipsWhatAPresetDoesNotImplement(t *testing.T) {
 	if len(skipped) != 4 {
 		t.Fatalf("skipped = %v", skipped)
 	}
-	if r := skipped["ngx-db-100-r1"]; !strings.Contains(r, "nginx does not implement db-ping") {
+	if r := skipped["ngx.db.100.r1"]; !strings.Contains(r, "nginx does not implement db-ping") {
 		t.Errorf("reason = %q", r)
 	}
 	st := trials[0].Status()
@@ -116,5 +116,32 @@ func TestRequests(t *testing.T) {
 	}
 	if _, err := Requests(spec(), "nope"); err == nil {
 		t.Fatal("unknown scenario accepted")
+	}
+}
+
+// Targets go and go-fast with scenarios fast-ping and ping joined with "-" both gave
+// go-fast-ping-100-r1; the status then refused the duplicate key and the run sat in Pending.
+func TestTrialNamesAreDistinct(t *testing.T) {
+	s := &benchv1.BenchmarkRunSpec{
+		Targets:   []benchv1.Target{{Name: "go", Image: "x"}, {Name: "go-fast", Image: "y"}},
+		Scenarios: []benchv1.Scenario{{Name: "fast-ping", Workload: "ping"}, {Name: "ping", Workload: "ping"}},
+		Load:      benchv1.Load{Model: "open", Rates: []int32{100, 1}, Repetitions: 11},
+	}
+	trials, err := Build(s, presets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]Trial{}
+	for _, tr := range trials {
+		if prev, ok := seen[tr.Name]; ok {
+			t.Fatalf("%+v and %+v are both named %q", prev, tr, tr.Name)
+		}
+		seen[tr.Name] = tr
+	}
+	if len(seen) != 2*2*2*11 {
+		t.Errorf("%d names for %d trials", len(seen), len(trials))
+	}
+	if got := TrialName("go-fast", "ping", 100, 1); got != "go-fast.ping.100.r1" {
+		t.Errorf("TrialName = %q", got)
 	}
 }

@@ -8,11 +8,11 @@ import (
 )
 
 const clusterMetaYAML = `
-  name: bench-db
+  name: bench-db-9ce4039a98
   namespace: perf
   labels:
     app.kubernetes.io/name: gauntlet-database
-    app.kubernetes.io/instance: bench-db
+    app.kubernetes.io/instance: bench-db-9ce4039a98
     app.kubernetes.io/part-of: gauntlet
     app.kubernetes.io/managed-by: gauntlet-operator
     gauntlet.dev/run: bench` + ownerYAML
@@ -31,7 +31,7 @@ const clusterBootstrapYAML = `
       owner: app
       postInitApplicationSQLRefs:
         configMapRefs:
-        - {name: bench-schema, key: schema.sql}`
+        - {name: bench-schema-2fe53c016d, key: schema.sql}`
 
 func TestDatabaseCluster(t *testing.T) {
 	replicated := fixtureRun()
@@ -146,11 +146,11 @@ func TestDatabasePooler(t *testing.T) {
 apiVersion: postgresql.cnpg.io/v1
 kind: Pooler
 metadata:
-  name: bench-pooler
+  name: bench-pooler-6d807b0edb
   namespace: perf
   labels:
     app.kubernetes.io/name: gauntlet-pooler
-    app.kubernetes.io/instance: bench-pooler
+    app.kubernetes.io/instance: bench-pooler-6d807b0edb
     app.kubernetes.io/part-of: gauntlet
     app.kubernetes.io/managed-by: gauntlet-operator
     gauntlet.dev/run: bench` + ownerYAML
@@ -161,7 +161,7 @@ metadata:
 	}{
 		{"seed 001's transaction pooling", run, meta + `
 spec:
-  cluster: {name: bench-db}
+  cluster: {name: bench-db-9ce4039a98}
   type: rw
   instances: 1
   pgbouncer:
@@ -171,7 +171,7 @@ status: {}
 `},
 		{"not defaulted: session mode, one instance, PgBouncer's parameters", inMemory, meta + `
 spec:
-  cluster: {name: bench-db}
+  cluster: {name: bench-db-9ce4039a98}
   type: rw
   instances: 1
   pgbouncer: {poolMode: session}
@@ -188,11 +188,11 @@ func TestSchemaConfigMap(t *testing.T) {
 apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: bench-schema
+  name: bench-schema-2fe53c016d
   namespace: perf
   labels:
     app.kubernetes.io/name: gauntlet-schema
-    app.kubernetes.io/instance: bench-schema
+    app.kubernetes.io/instance: bench-schema-2fe53c016d
     app.kubernetes.io/part-of: gauntlet
     app.kubernetes.io/managed-by: gauntlet-operator
     gauntlet.dev/run: bench`+ownerYAML+`

@@ -12,7 +12,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/loadgen"
 )
 
-var fixtureTrial = plan.Trial{Name: "go-ping-1000-r1", Target: "go", Scenario: "ping", LoadPoint: 1000, Repetition: 1}
+var fixtureTrial = plan.Trial{Name: "go.ping.1000.r1", Target: "go", Scenario: "ping", LoadPoint: 1000, Repetition: 1}
 
 func fixturePlan(t *testing.T) workload.Plan {
 	t.Helper()
@@ -33,23 +33,23 @@ func fixturePlan(t *testing.T) workload.Plan {
 
 func TestPlanTags(t *testing.T) {
 	got := PlanTags(fixtureRun(), fixtureTrial)
-	want := workload.Tags{TestID: "bench-go-ping-1000-r1", Target: "go", Scenario: "ping", LoadPoint: "1000", Repetition: "1", Runner: "0"}
+	want := workload.Tags{TestID: "bench-go-ping-1000-r1-b2dd39f62f", Target: "go", Scenario: "ping", LoadPoint: "1000", Repetition: "1", Runner: "0"}
 	if got != want {
 		t.Errorf("tags = %+v, want %+v", got, want)
 	}
 }
 
 const trialMetaYAML = `
-  name: bench-go-ping-1000-r1
+  name: bench-go-ping-1000-r1-b2dd39f62f
   namespace: perf
   labels:
     app.kubernetes.io/name: gauntlet-loadgen
-    app.kubernetes.io/instance: bench-go-ping-1000-r1
+    app.kubernetes.io/instance: bench-go-ping-1000-r1-b2dd39f62f
     app.kubernetes.io/part-of: gauntlet
     app.kubernetes.io/managed-by: gauntlet-operator
     gauntlet.dev/run: bench
     gauntlet.dev/target: go
-    gauntlet.dev/trial: go-ping-1000-r1` + ownerYAML
+    gauntlet.dev/trial: go.ping.1000.r1` + ownerYAML
 
 func TestPlanConfigMap(t *testing.T) {
 	p := fixturePlan(t)
@@ -74,7 +74,7 @@ func TestTestRun(t *testing.T) {
 	pod := `
     image: IMAGE
     metadata:
-      labels: {app.kubernetes.io/name: gauntlet-loadgen, app.kubernetes.io/part-of: gauntlet, gauntlet.dev/run: bench, gauntlet.dev/trial: go-ping-1000-r1}
+      labels: {app.kubernetes.io/name: gauntlet-loadgen, app.kubernetes.io/part-of: gauntlet, gauntlet.dev/run: bench, gauntlet.dev/trial: go.ping.1000.r1}
     automountServiceAccountToken: "false"
     env:
     - {name: PLAN, value: /etc/gauntlet/plan.json}
@@ -88,7 +88,7 @@ func TestTestRun(t *testing.T) {
     containerSecurityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}
     volumes:
     - name: gauntlet-plan
-      configMap: {name: bench-go-ping-1000-r1, items: [{key: plan.json, path: plan.json}]}
+      configMap: {name: bench-go-ping-1000-r1-b2dd39f62f, items: [{key: plan.json, path: plan.json}]}
     volumeMounts:
     - {name: gauntlet-plan, mountPath: /etc/gauntlet, readOnly: true}`
 	testRunYAML := func(parallelism, image, nodes, resources string) string {
@@ -100,11 +100,11 @@ metadata:` + trialMetaYAML + `
 spec:
   parallelism: ` + parallelism + `
   script:
-    configMap: {name: bench-go-ping-1000-r1, file: bench.js}
+    configMap: {name: bench-go-ping-1000-r1-b2dd39f62f, file: bench.js}
   arguments: >-
     --out experimental-prometheus-rw --no-usage-report
     --tag bench_scenario=ping --tag load_point=1000 --tag repetition=1 --tag target=go
-    --tag testid=bench-go-ping-1000-r1 --tag runner=$(GAUNTLET_RUNNER)
+    --tag testid=bench-go-ping-1000-r1-b2dd39f62f --tag runner=$(GAUNTLET_RUNNER)
   runner:` + p + `
   initializer:` + p + `
 `

@@ -7,6 +7,7 @@ package specs
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,26 +28,37 @@ const maxClusterNameLength = 50
 // values (63 characters at most).
 const maxTestRunNameLength = 50
 
-// hashLength is how many hex digits of SHA-256 tell shortened names apart.
+// hashLength is how many hex digits of SHA-256 tell shortened label values apart.
 const hashLength = 8
 
-// ObjectName joins parts with "-" into a DNS-1035 label of at most 63 characters.
-func ObjectName(parts ...string) string { return nameWithin(MaxNameLength, parts...) }
+// nameHashLength is how many hex digits of SHA-256 end every object name (40 bits).
+const nameHashLength = 10
 
-// nameWithin joins parts with "-". A result that is a DNS-1035 label within max is returned
-// as it is; any other (too long, or a run name with dots or a leading digit, which Kubernetes
-// allows for custom resources) becomes a sanitized, truncated prefix plus a hash of the whole
-// joined name, so it is stable across reconciles and distinct names stay distinct.
-func nameWithin(max int, parts ...string) string {
-	full := strings.Join(parts, "-")
-	if len(full) <= max && isDNS1035Label(full) {
-		return full
+// Kinds of object a run names; each is part of the hashed tuple, so a target named
+// "pooler" and the run's Pooler never share a name.
+const (
+	kindTarget = "target"
+	kindDB     = "db"
+	kindPooler = "pooler"
+	kindSchema = "schema"
+	kindTrial  = "trial"
+)
+
+// objectName names one object of a run: a DNS-1035 label of at most max characters made of
+// a readable prefix (run and parts joined with "-", sanitized, cut to fit) and a hash of the
+// tuple (kind, run, parts...). Joining with "-" alone is ambiguous across runs (run "a" with
+// target "b-c", run "a-b" with target "c"), so the hash is over the parts each prefixed with
+// its length: distinct tuples give distinct names, up to a 40-bit hash collision, which the
+// operator's ownership check on "already exists" turns into a refusal, never a mix-up.
+func objectName(max int, kind, run string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range append([]string{kind, run}, parts...) {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
 	}
-	sum := sha256.Sum256([]byte(full))
-	suffix := hex.EncodeToString(sum[:])[:hashLength]
+	suffix := hex.EncodeToString(h.Sum(nil))[:nameHashLength]
 
 	var b strings.Builder
-	for _, r := range strings.ToLower(full) {
+	for _, r := range strings.ToLower(strings.Join(append([]string{run}, parts...), "-")) {
 		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
 			b.WriteRune(r)
 		} else {
@@ -57,20 +69,8 @@ func nameWithin(max int, parts ...string) string {
 	if prefix == "" || prefix[0] < 'a' || prefix[0] > 'z' {
 		prefix = "g" + prefix // a label starts with a letter
 	}
-	prefix = prefix[:min(len(prefix), max-hashLength-1)]
-	return strings.TrimRight(prefix, "-") + "-" + suffix
-}
-
-func isDNS1035Label(s string) bool {
-	if s == "" || s[0] < 'a' || s[0] > 'z' || s[len(s)-1] == '-' {
-		return false
-	}
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
-			return false
-		}
-	}
-	return true
+	prefix = strings.TrimRight(prefix[:min(len(prefix), max-nameHashLength-1)], "-")
+	return prefix + "-" + suffix
 }
 
 // LabelValue fits a name into a label value (63 characters). Names of Kubernetes objects
@@ -139,21 +139,25 @@ func objectMeta(run *benchv1.BenchmarkRun, name, app string) metav1.ObjectMeta {
 
 // TargetName names a target's Deployment and Service.
 func TargetName(run *benchv1.BenchmarkRun, target string) string {
-	return ObjectName(run.Name, target)
+	return objectName(MaxNameLength, kindTarget, run.Name, target)
 }
 
 // ClusterName names the run's CloudNativePG Cluster.
 func ClusterName(run *benchv1.BenchmarkRun) string {
-	return nameWithin(maxClusterNameLength, run.Name, "db")
+	return objectName(maxClusterNameLength, kindDB, run.Name, "db")
 }
 
 // PoolerName names the run's Pooler; CloudNativePG names the pooler's Service the same.
-func PoolerName(run *benchv1.BenchmarkRun) string { return ObjectName(run.Name, "pooler") }
+func PoolerName(run *benchv1.BenchmarkRun) string {
+	return objectName(MaxNameLength, kindPooler, run.Name, "pooler")
+}
 
 // SchemaName names the ConfigMap holding targets/schema.sql.
-func SchemaName(run *benchv1.BenchmarkRun) string { return ObjectName(run.Name, "schema") }
+func SchemaName(run *benchv1.BenchmarkRun) string {
+	return objectName(MaxNameLength, kindSchema, run.Name, "schema")
+}
 
 // TrialName names a trial's TestRun and the ConfigMap with its plan and script.
 func TrialName(run *benchv1.BenchmarkRun, trial string) string {
-	return nameWithin(maxTestRunNameLength, run.Name, trial)
+	return objectName(maxTestRunNameLength, kindTrial, run.Name, trial)
 }

@@ -39,7 +39,7 @@ func targetLabelsYAML(indent, target string) string {
 	l := `
 labels:
   app.kubernetes.io/name: gauntlet-target
-  app.kubernetes.io/instance: bench-` + target + `
+  app.kubernetes.io/instance: ` + map[string]string{"go": "bench-go-9e7bd95c60", "mine": "bench-mine-fdb2e724bf"}[target] + `
   app.kubernetes.io/part-of: gauntlet
   app.kubernetes.io/managed-by: gauntlet-operator
   gauntlet.dev/run: bench
@@ -61,11 +61,11 @@ func TestTargetDeployment(t *testing.T) {
 apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: bench-go
+  name: bench-go-9e7bd95c60
   namespace: perf` + targetLabelsYAML("  ", "go") + ownerYAML + `
 spec:
   replicas: 1
-  selector: {matchLabels: {app.kubernetes.io/name: gauntlet-target, app.kubernetes.io/instance: bench-go}}
+  selector: {matchLabels: {app.kubernetes.io/name: gauntlet-target, app.kubernetes.io/instance: bench-go-9e7bd95c60}}
   strategy: {type: Recreate}
   template:
     metadata:` + targetLabelsYAML("      ", "go") + `
@@ -81,9 +81,9 @@ spec:
         env:
         - {name: PORT, value: "8080"}
         - {name: WORKERS, value: "4"}
-        - {name: DB_USER, valueFrom: {secretKeyRef: {name: bench-db-app, key: username}}}
-        - {name: DB_PASSWORD, valueFrom: {secretKeyRef: {name: bench-db-app, key: password}}}
-        - {name: DATABASE_URL, value: "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler:5432/app?sslmode=disable"}
+        - {name: DB_USER, valueFrom: {secretKeyRef: {name: bench-db-9ce4039a98-app, key: username}}}
+        - {name: DB_PASSWORD, valueFrom: {secretKeyRef: {name: bench-db-9ce4039a98-app, key: password}}}
+        - {name: DATABASE_URL, value: "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=disable"}
         - {name: DB_POOL_MIN, value: "5"}
         - {name: DB_POOL_MAX, value: "15"}
         - {name: DB_PREPARED, value: "off"}
@@ -99,11 +99,11 @@ status: {}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: bench-mine
+  name: bench-mine-fdb2e724bf
   namespace: perf` + targetLabelsYAML("  ", "mine") + ownerYAML + `
 spec:
   replicas: 1
-  selector: {matchLabels: {app.kubernetes.io/name: gauntlet-target, app.kubernetes.io/instance: bench-mine}}
+  selector: {matchLabels: {app.kubernetes.io/name: gauntlet-target, app.kubernetes.io/instance: bench-mine-fdb2e724bf}}
   strategy: {type: Recreate}
   template:
     metadata:` + targetLabelsYAML("      ", "mine") + `
@@ -135,11 +135,11 @@ func TestTargetService(t *testing.T) {
 apiVersion: v1
 kind: Service
 metadata:
-  name: bench-mine
+  name: bench-mine-fdb2e724bf
   namespace: perf`+targetLabelsYAML("  ", "mine")+ownerYAML+`
 spec:
   type: ClusterIP
-  selector: {app.kubernetes.io/name: gauntlet-target, app.kubernetes.io/instance: bench-mine}
+  selector: {app.kubernetes.io/name: gauntlet-target, app.kubernetes.io/instance: bench-mine-fdb2e724bf}
   ports:
   - {name: http, port: 9000, targetPort: http, protocol: TCP}
   publishNotReadyAddresses: true
@@ -156,16 +156,16 @@ func TestTargetDatabaseEnv(t *testing.T) {
 		want   map[string]string
 	}{
 		{"pooler", func(*benchv1.Database) {},
-			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler:5432/app?sslmode=disable",
+			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=disable",
 				"DB_POOL_MIN": "5", "DB_POOL_MAX": "15", "DB_PREPARED": "off"}},
 		{"direct, own pool sizes, prepared statements on", func(db *benchv1.Database) {
 			db.ConnectVia, db.AppPool.Min, db.AppPool.Max, db.PreparedStatements = "direct", new(int32), 40, "on"
-		}, map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-db-rw:5432/app?sslmode=disable",
+		}, map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-db-9ce4039a98-rw:5432/app?sslmode=disable",
 			"DB_POOL_MIN": "0", "DB_POOL_MAX": "40", "DB_PREPARED": "on"}},
 		{"not defaulted", func(db *benchv1.Database) {
 			db.ConnectVia, db.AppPool, db.PreparedStatements = "", benchv1.AppPool{}, ""
 		},
-			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler:5432/app?sslmode=disable",
+			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=disable",
 				"DB_POOL_MIN": "5", "DB_POOL_MAX": "15", "DB_PREPARED": "on"}},
 	}
 	for _, c := range cases {
@@ -200,10 +200,10 @@ func TestTargetImageAndURL(t *testing.T) {
 	if _, err := TargetImage(benchv1.Target{Name: "x", Preset: "nginx"}, fixtureConfig()); err == nil {
 		t.Error("a preset without a configured image must be an error")
 	}
-	if got, want := TargetBaseURL(run, run.Spec.Targets[0]), "http://bench-go.perf.svc:8080"; got != want {
+	if got, want := TargetBaseURL(run, run.Spec.Targets[0]), "http://bench-go-9e7bd95c60.perf.svc:8080"; got != want {
 		t.Errorf("base URL = %q, want %q", got, want)
 	}
-	if got, want := TargetBaseURL(run, run.Spec.Targets[1]), "http://bench-mine.perf.svc:9000"; got != want {
+	if got, want := TargetBaseURL(run, run.Spec.Targets[1]), "http://bench-mine-fdb2e724bf.perf.svc:9000"; got != want {
 		t.Errorf("base URL = %q, want %q", got, want)
 	}
 }

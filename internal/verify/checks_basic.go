@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -47,19 +48,10 @@ func checkNotFound(ctx context.Context, r *run, e *endpoint) {
 func checkConnection(ctx context.Context, r *run, e *endpoint) {
 	var reused []bool
 	for i := 0; i < 2; i++ {
-		trace := &httptrace.ClientTrace{GotConn: func(info httptrace.GotConnInfo) { reused = append(reused, info.Reused) }}
-		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), "GET", r.base+"/healthz", nil)
-		if err != nil {
-			e.add("keep-alive", false, 0, "%v", err)
-			return
-		}
-		resp, err := r.client.Do(req)
-		if err != nil {
+		if err := r.traced(ctx, func(info httptrace.GotConnInfo) { reused = append(reused, info.Reused) }); err != nil {
 			e.add("keep-alive", false, 0, "GET /healthz: %v", err)
 			return
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 	}
 	if r.noKeepAlive {
 		e.add("keep-alive declared off", len(reused) == 2 && !reused[1], 0,
@@ -79,8 +71,26 @@ func checkConnection(ctx context.Context, r *run, e *endpoint) {
 	e.add("connection: close", err == nil, time.Since(start), "expected a 200 and the connection closed by the server: %s", errText(err))
 }
 
+// traced sends GET /healthz within the request timeout, reads its body within the limit and
+// reports the connection it used.
+func (r *run) traced(ctx context.Context, gotConn func(httptrace.GotConnInfo)) error {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: gotConn}), "GET", r.base+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	_, err = readBody(resp.Body, MaxBodyBytes)
+	return err
+}
+
 // requestWithClose sends GET /healthz with Connection: close on a raw connection and waits
-// for the server to close it.
+// for the server to close it. What it reads is capped like any response.
 func requestWithClose(ctx context.Context, host string, timeout time.Duration) error {
 	d := net.Dialer{Timeout: timeout}
 	conn, err := d.DialContext(ctx, "tcp", host)
@@ -92,18 +102,24 @@ func requestWithClose(ctx context.Context, host string, timeout time.Duration) e
 	if _, err := fmt.Fprintf(conn, "GET /healthz HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host); err != nil {
 		return err
 	}
-	br := bufio.NewReader(conn)
+	br := bufio.NewReader(&capped{r: conn, n: MaxHeaderBytes + MaxBodyBytes})
 	resp, err := http.ReadResponse(br, nil)
 	if err != nil {
 		return fmt.Errorf("reading the response: %w", err)
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
+	_, err = readBody(resp.Body, MaxBodyBytes)
 	resp.Body.Close()
+	if err != nil {
+		return err
+	}
 	if resp.StatusCode != 200 {
 		return fmt.Errorf("status %d", resp.StatusCode)
 	}
 	// The server must now close: the next read sees EOF, not a timeout.
 	if _, err := br.ReadByte(); err != io.EOF {
+		if errors.Is(err, errTooLarge) {
+			return fmt.Errorf("the server sent more bytes after the response")
+		}
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
 			return fmt.Errorf("the server kept the connection open for %s", timeout)
 		}
@@ -115,6 +131,27 @@ func requestWithClose(ctx context.Context, host string, timeout time.Duration) e
 		}
 	}
 	return nil
+}
+
+// errTooLarge ends a raw read past its cap.
+var errTooLarge = errors.New("response larger than the verifier reads")
+
+// capped reads at most n bytes from r, then fails with errTooLarge.
+type capped struct {
+	r io.Reader
+	n int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.n <= 0 {
+		return 0, errTooLarge
+	}
+	if int64(len(p)) > c.n {
+		p = p[:c.n]
+	}
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	return n, err
 }
 
 func checkPing(ctx context.Context, r *run, e *endpoint) {

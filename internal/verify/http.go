@@ -9,10 +9,58 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ContentType is the exact Content-Type every response must carry.
 const ContentType = "application/json; charset=utf-8"
+
+// Limits on what a target may send back. A target is someone else's code: without a limit an
+// endless body or endless headers would take the operator's memory, and as nothing would be
+// recorded, every restart would verify again.
+const (
+	// MaxBodyBytes bounds every body but cpu-primes': the largest other answer of the contract
+	// is db-documents?limit=100, about 12 KB.
+	MaxBodyBytes = 64 << 10
+	// MaxPrimesBodyBytes bounds cpu-primes' body: 538,469 bytes for the default N, so twice that.
+	MaxPrimesBodyBytes = 1 << 20
+	// MaxHeaderBytes bounds a response's status line and headers (net/http's own default is 1 MiB).
+	MaxHeaderBytes = 64 << 10
+	// MaxDetailBytes bounds a check's detail, which quotes what the target sent.
+	MaxDetailBytes = 400
+)
+
+// bodyLimit is the most bytes read from the body of a response to path.
+func bodyLimit(path string) int64 {
+	if strings.HasPrefix(path, "/api/cpu/primes") {
+		return MaxPrimesBodyBytes
+	}
+	return MaxBodyBytes
+}
+
+// newClient is the verifier's own client: bounded headers, no proxy, and redirects returned
+// as they are, never followed (a target must not point the operator at another address).
+func newClient() (*http.Client, *http.Transport) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // the target is local or in-cluster; never go through a proxy
+	tr.MaxResponseHeaderBytes = MaxHeaderBytes
+	return &http.Client{Transport: tr, CheckRedirect: refuseRedirect}, tr
+}
+
+// refuseRedirect makes the client hand back the 3xx itself.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// readBody reads at most limit bytes of a body; more is an error, and the rest is never read.
+func readBody(body io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("body larger than %d bytes, the most this endpoint's contract answer needs; the rest was not read", limit)
+	}
+	return data, nil
+}
 
 // response is what one request returned.
 type response struct {
@@ -45,7 +93,7 @@ func (r *run) fetch(ctx context.Context, method, path, body string, timeout time
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
+	data, err := readBody(resp.Body, bodyLimit(path))
 	latency := time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("reading body: %w", err)
@@ -70,11 +118,24 @@ func (e *endpoint) add(name string, pass bool, latency time.Duration, format str
 	if len(args) > 0 {
 		detail = fmt.Sprintf(format, args...)
 	}
-	e.report.Checks = append(e.report.Checks, Check{Name: name, Pass: pass, Detail: detail, Latency: latency})
+	e.report.Checks = append(e.report.Checks, Check{Name: name, Pass: pass, Detail: Shorten(detail, MaxDetailBytes), Latency: latency})
 }
 
 func (e *endpoint) skip(name, why string) {
-	e.report.Checks = append(e.report.Checks, Check{Name: name, Skipped: true, Detail: why})
+	e.report.Checks = append(e.report.Checks, Check{Name: name, Skipped: true, Detail: Shorten(why, MaxDetailBytes)})
+}
+
+// Shorten cuts s to at most max bytes, on a UTF-8 boundary, saying how long it was.
+func Shorten(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf("... (%d bytes)", len(s))
+	cut := limit - len(note)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:max(cut, 0)] + note
 }
 
 // request sends a request and checks the common rules: status, Content-Type, framing, Date
@@ -110,6 +171,9 @@ func (r *run) requestTimeout(ctx context.Context, e *endpoint, label, method, pa
 func bodyHint(resp *response, ok bool) string {
 	if ok {
 		return ""
+	}
+	if resp.status >= 300 && resp.status < 400 {
+		return fmt.Sprintf(" (a redirect to %s, not followed: the contract answers directly)", clip([]byte(resp.header.Get("Location"))))
 	}
 	return " (body " + clip(resp.body) + ")"
 }

@@ -29,7 +29,8 @@ type Options struct {
 	// NoKeepAlive: the target declares it closes every connection (target.yaml keepAlive:
 	// false); the keep-alive check then holds it to that declaration instead.
 	NoKeepAlive bool
-	// Client overrides the HTTP client (default: a keep-alive client of its own).
+	// Client overrides the HTTP client (default: a keep-alive client of its own, with bounded
+	// headers). Redirects are never followed, whatever the client says.
 	Client *http.Client
 }
 
@@ -83,10 +84,13 @@ func Verify(ctx context.Context, opts Options) (Report, error) {
 		r.timeout = 10 * time.Second
 	}
 	if r.client == nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.Proxy = nil // the target is local or in-cluster; never go through a proxy
-		r.client = &http.Client{Transport: tr}
+		client, tr := newClient()
+		r.client = client
 		defer tr.CloseIdleConnections()
+	} else {
+		c := *r.client
+		c.CheckRedirect = refuseRedirect
+		r.client = &c
 	}
 	if opts.AdminDSN != "" {
 		r.admin = RedactDSN(opts.AdminDSN)

@@ -132,6 +132,13 @@ var invalidCases = []invalidCase{
 	{"cleanup policy", set("spec.cleanup.policy", "Sometimes"), "spec.cleanup.policy"},
 	{"negative ttl", set("spec.cleanup.ttlSecondsAfterFinished", -1), "spec.cleanup.ttlSecondsAfterFinished"},
 	{"keep-alive not a boolean", set("spec.load.keepAlive", "sometimes"), "spec.load.keepAlive"},
+	{"too many trials for one status", both(set("spec.load.rates", []any{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}),
+		set("spec.load.repetitions", 20)), "spec.load.repetitions"},
+	{"duration that would overflow", set("spec.load.duration", "99999999999h"), "spec.load.duration"},
+	{"duration above its bound", set("spec.load.duration", "7h"), "spec.load.duration"},
+	{"warmup above its bound", set("spec.load.warmup", "61m"), "spec.load.warmup"},
+	{"request timeout above its bound", set("spec.load.requestTimeout", "6m"), "spec.load.requestTimeout"},
+	{"slo latency above its bound", set("spec.slo.p99", "2h"), "spec.slo.p99"},
 }
 
 // Each invalid run is refused by the API server with a message naming the field, and

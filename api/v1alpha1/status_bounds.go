@@ -1,0 +1,64 @@
+package v1alpha1
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Bounds that keep a run's status inside one etcd object (about 1.5 MiB) whatever the spec:
+// the schema bounds every list the status grows from (MaxTrials through a CEL rule on the
+// spec), and Bound cuts every free text to these lengths before the status is written, saying
+// how long it was. test/bounds holds the status of every accepted spec, at its worst, under
+// 1 MiB.
+const (
+	// MaxTrials is the most trials a spec may plan: targets x scenarios x load points x
+	// repetitions.
+	MaxTrials = 200
+	// MaxMessageLength bounds a trial's message, a result row's message and the headline.
+	MaxMessageLength = 512
+	// MaxConditionMessageLength bounds a condition's message.
+	MaxConditionMessageLength = 1024
+	// MaxFailedChecks and MaxFailedCheckLength bound a target's failed contract checks.
+	MaxFailedChecks      = 10
+	MaxFailedCheckLength = 256
+	// MaxConditions bounds status.conditions (the operator sets 11 types).
+	MaxConditions = 16
+	// MaxFlags bounds a result row's flags (4 exist).
+	MaxFlags = 8
+)
+
+// Bound cuts the status's free text to the lengths above and its failed checks to
+// MaxFailedChecks. Lists planned from the spec are bounded by the schema, not here: dropping
+// a trial would lose a measurement.
+func (s *BenchmarkRunStatus) Bound() {
+	for i := range s.Conditions {
+		s.Conditions[i].Message = Clip(s.Conditions[i].Message, MaxConditionMessageLength)
+	}
+	s.Headline = Clip(s.Headline, MaxMessageLength)
+	for i := range s.Targets {
+		t := &s.Targets[i]
+		t.FailedChecks = t.FailedChecks[:min(len(t.FailedChecks), MaxFailedChecks)]
+		for j := range t.FailedChecks {
+			t.FailedChecks[j] = Clip(t.FailedChecks[j], MaxFailedCheckLength)
+		}
+	}
+	for i := range s.Trials {
+		s.Trials[i].Message = Clip(s.Trials[i].Message, MaxMessageLength)
+	}
+	for i := range s.Results {
+		s.Results[i].Message = Clip(s.Results[i].Message, MaxMessageLength)
+	}
+}
+
+// Clip cuts s to at most limit bytes on a UTF-8 boundary, ending in "... (N bytes)".
+func Clip(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	note := fmt.Sprintf("... (%d bytes)", len(s))
+	cut := max(limit-len(note), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + note
+}
