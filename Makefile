@@ -7,7 +7,7 @@ GO_TEST_TIMEOUT ?= 40m
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator
+.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
 
 all: build
 
@@ -79,6 +79,20 @@ bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethtt
 images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override).
 	command -v docker >/dev/null || { echo "make images needs Docker with buildx (there is no Docker engine on the dev machines; CI builds them)"; exit 1; }
 	docker buildx bake -f docker-bake.hcl $(if $(PUSH),--push,)
+
+lab-up: ## Start the lab: a real single-node Kubernetes on this machine (hack/lab/; prints its kubeconfig).
+	hack/lab/up.sh
+
+lab-down: ## Stop the lab and remove everything it made (caches in bin/lab and .cache/lab stay).
+	hack/lab/down.sh
+
+lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three operators' (labfull).
+	hack/lab/binaries.sh
+	go test -count=1 -tags lab,labfull -timeout 60m -v ./test/lab/
+
+lab-test-core: ## The lab tier without the operators: node, restricted pod, targets, clean teardown.
+	hack/lab/binaries.sh core
+	go test -count=1 -tags lab -timeout 40m -v ./test/lab/
 
 clean:
 	rm -rf bin/manager bin/gauntlet

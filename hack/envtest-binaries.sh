@@ -16,37 +16,10 @@ if [[ -x "${OUT}/kube-apiserver" && -x "${OUT}/etcd" ]]; then
 fi
 mkdir -p "${OUT}" "${WORK}/apiserver" "${WORK}/etcd"
 
-# kube-apiserver: k8s.io/kubernetes points its staging modules at ./staging; a consumer
-# module must redirect each of them to the published k8s.io/X v0.Y.Z instead.
-staging_version="v0.${KUBE_VERSION#v1.}"
+# kube-apiserver: from the scratch module hack/k8s-module.sh prepares (the lab builds its
+# other Kubernetes binaries the same way, at the same version).
+ldflags="$("${ROOT}/hack/k8s-module.sh" "${WORK}/apiserver" "${KUBE_VERSION}" k8s.io/kubernetes/cmd/kube-apiserver)"
 cd "${WORK}/apiserver"
-{
-  echo "module gauntlet.local/envtest-apiserver"
-  echo
-  echo "go 1.26"
-  echo
-  echo "require k8s.io/kubernetes ${KUBE_VERSION}"
-  echo
-  echo "replace ("
-  curl -fsS "$(go env GOPROXY | cut -d, -f1)/k8s.io/kubernetes/@v/${KUBE_VERSION}.mod" \
-    | awk '/=> .\/staging\/src\// {print $1}' \
-    | while read -r m; do echo "	${m} => ${m} ${staging_version}"; done
-  echo ")"
-} > go.mod
-cat > tools.go <<'GO'
-//go:build tools
-
-package tools
-
-import _ "k8s.io/kubernetes/cmd/kube-apiserver"
-GO
-GOFLAGS=-mod=mod go mod tidy >&2
-# Version ldflags, as the Kubernetes build sets them, so --version prints the real version.
-ldflags="-s -w"
-for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  ldflags+=" -X ${pkg}.gitVersion=${KUBE_VERSION} -X ${pkg}.gitMajor=1"
-  ldflags+=" -X ${pkg}.gitMinor=$(echo "${KUBE_VERSION}" | cut -d. -f2) -X ${pkg}.gitTreeState=clean"
-done
 GOFLAGS=-mod=mod go build -ldflags "${ldflags}" -o "${OUT}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
 mv "${OUT}/kube-apiserver.tmp" "${OUT}/kube-apiserver"
 

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the node and control-plane binaries the lab adds to the envtest ones (kubelet, kubectl,
+# kube-controller-manager, kube-scheduler, kube-proxy) from the same k8s.io/kubernetes
+# version as kube-apiserver, into bin/lab/k8s/<version>/ (idempotent).
+# Usage: hack/lab/k8s.sh  -> prints the directory.
+set -euo pipefail
+KUBE_VERSION="${KUBE_VERSION:-v1.37.2}"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+OUT="${ROOT}/bin/lab/k8s/${KUBE_VERSION}"
+CMDS=(kubelet kube-controller-manager kube-scheduler kube-proxy kubectl)
+
+missing=()
+for c in "${CMDS[@]}"; do [[ -x "${OUT}/${c}" ]] || missing+=("${c}"); done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  mkdir -p "${OUT}"
+  pkgs=()
+  for c in "${CMDS[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/${c}"); done
+  work="${ROOT}/.cache/lab/build/k8s"
+  ldflags="$("${ROOT}/hack/k8s-module.sh" "${work}" "${KUBE_VERSION}" "${pkgs[@]}")"
+  # One go build for all of them: they share most packages, which compile once, in parallel.
+  start=$(date +%s)
+  tmp="${OUT}/.build"
+  mkdir -p "${tmp}"
+  (cd "${work}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -ldflags "${ldflags}" -o "${tmp}/" \
+    $(printf 'k8s.io/kubernetes/cmd/%s ' "${missing[@]}")) >&2
+  for c in "${missing[@]}"; do mv "${tmp}/${c}" "${OUT}/${c}"; done
+  rmdir "${tmp}"
+  echo "hack/lab/k8s.sh: built ${missing[*]} in $(( $(date +%s) - start )) s" >&2
+fi
+echo "${OUT}"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Installs the three operators Gauntlet drives, each from its own project's manifests (the
+# config/ of its Go module, rendered with kustomize), running the images hack/lab/images.sh
+# built here; then a Prometheus with the remote-write receiver and native histograms on,
+# scraping the kubelet's cAdvisor endpoint as kube-prometheus-stack does.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+source "${HERE}/env.sh"
+source "${HERE}/proc.sh"
+work="${LAB_STATE}/manifests"
+mkdir -p "${work}"
+"${HERE}/binaries.sh" operators
+"${HERE}/images.sh" operators
+
+# module_config NAME MODULE VERSION SUBDIR: a writable copy of the module's SUBDIR.
+module_config() {
+  local dir
+  dir="$(cd "$(mktemp -d)" && GOFLAGS=-mod=mod go mod download -json "$2@$3" | jq -r .Dir)"
+  rm -rf "${work:?}/$1"
+  mkdir -p "${work}/$1"
+  cp -r "${dir}/$4" "${work}/$1/"
+  chmod -R u+w "${work}/$1"
+}
+
+# --- CloudNativePG: config/default (CRDs, RBAC, manager, webhooks; it makes its own certs) ---
+module_config cnpg github.com/cloudnative-pg/cloudnative-pg "${CNPG_VERSION}" config
+cat > "${work}/cnpg/kustomization.yaml" <<YAML
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [config/default]
+images: [{name: controller, newName: gauntlet.local/cloudnative-pg, newTag: ${CNPG_VERSION}}]
+patches:
+- target: {kind: Deployment, name: cnpg-controller-manager}
+  patch: |-
+    - {op: replace, path: /spec/template/spec/containers/0/imagePullPolicy, value: IfNotPresent}
+    - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: POSTGRES_IMAGE_NAME, value: "gauntlet.local/postgresql:15"}}
+    - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: PGBOUNCER_IMAGE_NAME, value: "gauntlet.local/pgbouncer:1.18"}}
+YAML
+lab_kubectl apply --server-side --force-conflicts -k "${work}/cnpg" >/dev/null
+
+# --- k6-operator: its CRDs, RBAC and manager (without the kube-rbac-proxy sidecar) ----------
+module_config k6-operator github.com/grafana/k6-operator "${K6_OPERATOR_VERSION}" config
+cat > "${work}/k6-operator/kustomization.yaml" <<YAML
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: k6-operator-system
+namePrefix: k6-operator-
+resources: [config/crd, config/rbac, config/manager]
+images: [{name: controller, newName: gauntlet.local/k6-operator, newTag: ${K6_OPERATOR_VERSION}}]
+YAML
+lab_kubectl apply --server-side --force-conflicts -k "${work}/k6-operator" >/dev/null
+
+# --- prometheus-operator: CRDs, RBAC and Deployment from example/ -----------------------------
+module_config prometheus-operator github.com/prometheus-operator/prometheus-operator "${PROMETHEUS_OPERATOR_VERSION}" example
+po="${work}/prometheus-operator"
+cat > "${po}/kustomization.yaml" <<YAML
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: monitoring
+resources:
+- namespace.yaml
+$(cd "${po}" && ls example/prometheus-operator-crd/*.yaml | sed 's/^/- /')
+- example/rbac/prometheus-operator/prometheus-operator-cluster-role.yaml
+- example/rbac/prometheus-operator/prometheus-operator-cluster-role-binding.yaml
+- example/rbac/prometheus-operator/prometheus-operator-service-account.yaml
+- example/rbac/prometheus-operator/prometheus-operator-deployment.yaml
+- example/rbac/prometheus-operator/prometheus-operator-service.yaml
+- example/rbac/prometheus/prometheus-cluster-role.yaml
+- example/rbac/prometheus/prometheus-cluster-role-binding.yaml
+- example/rbac/prometheus/prometheus-service-account.yaml
+- prometheus.yaml
+images:
+- {name: quay.io/prometheus-operator/prometheus-operator, newName: gauntlet.local/prometheus-operator, newTag: ${PROMETHEUS_OPERATOR_VERSION}}
+patches:
+- target: {kind: Deployment, name: prometheus-operator}
+  patch: |-
+    - {op: replace, path: /spec/template/spec/containers/0/args/1, value: "--prometheus-config-reloader=gauntlet.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION}"}
+YAML
+echo '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "monitoring"}}' > "${po}/namespace.yaml"
+cp "${HERE}/manifests/prometheus.yaml" "${po}/prometheus.yaml"
+# CRDs first: the Prometheus and ServiceMonitor below need them established.
+lab_kubectl apply --server-side --force-conflicts -f "${po}/example/prometheus-operator-crd" >/dev/null
+lab_kubectl wait --for=condition=Established --timeout=60s -f "${po}/example/prometheus-operator-crd" >/dev/null
+lab_kubectl apply --server-side --force-conflicts -k "${po}" >/dev/null
+
+lab_wait "CloudNativePG" 300 lab_kubectl -n cnpg-system rollout status deployment/cnpg-controller-manager --timeout=5s
+lab_wait "k6-operator" 300 lab_kubectl -n k6-operator-system rollout status deployment/k6-operator-controller-manager --timeout=5s
+lab_wait "prometheus-operator" 300 lab_kubectl -n monitoring rollout status deployment/prometheus-operator --timeout=5s
+lab_wait "Prometheus" 300 lab_kubectl -n monitoring rollout status statefulset/prometheus-lab --timeout=5s
