@@ -119,14 +119,18 @@ gauntlet_result_flag{` + with(goRow, `flag="DroppedIterations"`) + `} 0
 gauntlet_result_flag{` + with(goRow, `flag="ErrorsAboveSLO"`) + `} 0
 gauntlet_result_flag{` + with(goRow, `flag="FailedRepetitions"`) + `} 0
 gauntlet_result_flag{` + with(goRow, `flag="GeneratorBound"`) + `} 0
+gauntlet_result_flag{` + with(goRow, `flag="GeneratorNoise"`) + `} 0
 gauntlet_result_flag{` + with(goRow, `flag="Other"`) + `} 0
 gauntlet_result_flag{` + with(goRow, `flag="RateShortfall"`) + `} 0
+gauntlet_result_flag{` + with(goRow, `flag="SharedCores"`) + `} 0
 gauntlet_result_flag{` + with(nodeRow, `flag="DroppedIterations"`) + `} 0
 gauntlet_result_flag{` + with(nodeRow, `flag="ErrorsAboveSLO"`) + `} 0
 gauntlet_result_flag{` + with(nodeRow, `flag="FailedRepetitions"`) + `} 1
 gauntlet_result_flag{` + with(nodeRow, `flag="GeneratorBound"`) + `} 0
+gauntlet_result_flag{` + with(nodeRow, `flag="GeneratorNoise"`) + `} 0
 gauntlet_result_flag{` + with(nodeRow, `flag="Other"`) + `} 1
 gauntlet_result_flag{` + with(nodeRow, `flag="RateShortfall"`) + `} 0
+gauntlet_result_flag{` + with(nodeRow, `flag="SharedCores"`) + `} 0
 # HELP gauntlet_result_slo_verdict 1 for the row's verdict against spec.slo, 0 for the others.
 # TYPE gauntlet_result_slo_verdict gauge
 gauntlet_result_slo_verdict{` + with(goRow, `verdict="Met"`) + `} 1
