@@ -17,8 +17,8 @@ import (
 )
 
 // +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=clusters,verbs=get;list;watch;create;delete
-// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=poolers,verbs=list;create;delete
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=list;create;delete
+// +kubebuilder:rbac:groups=postgresql.cnpg.io,resources=poolers,verbs=get;list;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;list;create;delete
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;delete
 
 // database creates the CloudNativePG Cluster (bootstrapped from targets/schema.sql) and,

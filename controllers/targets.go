@@ -16,8 +16,8 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// +kubebuilder:rbac:groups="",resources=services,verbs=list;create;delete
-// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=list;create;delete
+// +kubebuilder:rbac:groups="",resources=services,verbs=get;list;create;delete
+// +kubebuilder:rbac:groups=networking.k8s.io,resources=networkpolicies,verbs=get;list;create;delete
 
 // targets deploys every target (Deployment + Service from the specs builders, and the
 // run's NetworkPolicy) and waits until each has an available pod. Each target's wait is
