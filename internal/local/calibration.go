@@ -3,8 +3,10 @@ package local
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -18,6 +20,7 @@ import (
 // nullResponder is the running null responder: the calibration trials' target.
 type nullResponder struct {
 	proc *Process
+	home string // a copy of the program the target user may run, removed on stop ("": none)
 	port int
 	url  string
 }
@@ -40,12 +43,22 @@ func (r *runner) startNullResponder(ctx context.Context) (*nullResponder, error)
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	argv := append(append([]string{}, r.opts.NullResponder...), "--listen", addr)
-	proc, err := Start(Spec{Name: "null responder", Argv: argv, Env: []string{}, CPUs: r.cpus.target,
-		LogFile: filepath.Join(r.opts.OutDir, "logs", "null-responder.log")})
+	// It listens on a port like a target, so it drops root like one.
+	acct, err := targetAccount()
 	if err != nil {
 		return nil, err
 	}
-	n := &nullResponder{proc: proc, port: port, url: "http://" + addr}
+	home, err := runnableCopy(acct, argv)
+	if err != nil {
+		return nil, fmt.Errorf("null responder: %w", err)
+	}
+	proc, err := Start(Spec{Name: "null responder", Argv: argv, Env: []string{}, RunAs: acct, CPUs: r.cpus.target,
+		LogFile: filepath.Join(r.opts.OutDir, "logs", "null-responder.log")})
+	if err != nil {
+		_ = removeHome(home)
+		return nil, err
+	}
+	n := &nullResponder{proc: proc, home: home, port: port, url: "http://" + addr}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		resp, err := http.Get(n.url + "/healthz")
@@ -126,6 +139,65 @@ func (r *runner) stopNullResponder() error {
 		return nil
 	}
 	err := r.null.proc.Stop(syscall.SIGTERM, 5*time.Second)
+	if rmErr := removeHome(r.null.home); err == nil {
+		err = rmErr
+	}
 	r.null = nil
 	return err
+}
+
+// runnableCopy makes argv[0] runnable by acct: when acct cannot reach it (a CLI built into a
+// private temporary folder), the program is copied into a folder of acct's own and argv[0]
+// rewritten; that folder is returned for removal ("" when nothing was copied).
+func runnableCopy(acct *Account, argv []string) (string, error) {
+	if acct == nil || runnableBy(acct, "", argv[0]) == nil {
+		return "", nil
+	}
+	src, err := exec.LookPath(argv[0])
+	if err != nil {
+		return "", err
+	}
+	home, err := os.MkdirTemp("", "gauntlet-null-")
+	if err != nil {
+		return "", err
+	}
+	dst := filepath.Join(home, filepath.Base(src))
+	if err := copyExecutable(src, dst); err != nil {
+		_ = os.RemoveAll(home)
+		return "", err
+	}
+	if err := os.Chmod(home, 0o755); err != nil {
+		_ = os.RemoveAll(home)
+		return "", err
+	}
+	if err := runnableBy(acct, "", dst); err != nil {
+		_ = os.RemoveAll(home)
+		return "", err
+	}
+	argv[0] = dst
+	return home, nil
+}
+
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+func removeHome(home string) error {
+	if home == "" {
+		return nil
+	}
+	return os.RemoveAll(home)
 }

@@ -214,3 +214,50 @@ func TestSearchableBy(t *testing.T) {
 		t.Fatalf("reachable interpreter: %v", err)
 	}
 }
+
+// The null responder is the CLI itself, which may sit in a folder only root can enter (the
+// tests build it into a private temporary one): it is copied where the target user can run it.
+func TestRunnableCopy(t *testing.T) {
+	stranger := &Account{Name: "stranger", UID: 54321, GID: 54321}
+	private := t.TempDir()
+	prog := filepath.Join(private, "gauntlet")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	argv := []string{prog, "null-responder"}
+	home, err := runnableCopy(stranger, argv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = removeHome(home) })
+	if home == "" || argv[0] != filepath.Join(home, "gauntlet") || argv[1] != "null-responder" {
+		t.Fatalf("home %q argv %q: want the program copied into a folder of its own", home, argv)
+	}
+	if err := runnableBy(stranger, "", argv[0]); err != nil {
+		t.Fatalf("copy not runnable by the target user: %v", err)
+	}
+	if body, _ := os.ReadFile(argv[0]); string(body) != "#!/bin/sh\necho null\n" {
+		t.Fatalf("copy holds %q", body)
+	}
+
+	// A program the user can already run is used where it is.
+	if err := os.Chmod(private, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	openToTargets(t, private)
+	argv = []string{prog}
+	if home, err := runnableCopy(stranger, argv); err != nil || home != "" || argv[0] != prog {
+		t.Fatalf("reachable program: home %q argv %q err %v", home, argv, err)
+	}
+	if err := removeHome(home); err != nil || fileExists(home) {
+		t.Fatalf("copy not removed: %v", err)
+	}
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
