@@ -12,7 +12,7 @@ import (
 // 1 MiB.
 const (
 	// MaxTrials is the most trials a spec may plan: targets x scenarios x load points x
-	// repetitions.
+	// repetitions, plus one generator-floor (calibration) trial per scenario and load point.
 	MaxTrials = 200
 	// MaxMessageLength bounds a trial's message, a result row's message and the headline.
 	MaxMessageLength = 512
@@ -35,6 +35,9 @@ func (s *BenchmarkRunStatus) Bound() {
 		s.Conditions[i].Message = Clip(s.Conditions[i].Message, MaxConditionMessageLength)
 	}
 	s.Headline = Clip(s.Headline, MaxMessageLength)
+	if s.Placement != nil {
+		s.Placement.Message = Clip(s.Placement.Message, MaxMessageLength)
+	}
 	for i := range s.Targets {
 		t := &s.Targets[i]
 		t.FailedChecks = t.FailedChecks[:min(len(t.FailedChecks), MaxFailedChecks)]

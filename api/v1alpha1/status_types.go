@@ -263,6 +263,7 @@ type Placement struct {
 	// refused): every row is then flagged SharedCores.
 	Shared bool `json:"shared"`
 	// +optional
+	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
 }
 
@@ -288,6 +289,15 @@ type LatencyStats struct {
 	P99Micros  Stat `json:"p99Micros"`
 	P999Micros Stat `json:"p999Micros"`
 	MaxMicros  Stat `json:"maxMicros"`
+}
+
+// GeneratorFloor is k6's latency in a calibration trial (the same plan against the null
+// responder): one measurement per scenario and load point, so no spread; the full figures
+// are the calibration trial's result.
+type GeneratorFloor struct {
+	P50Micros  int64 `json:"p50Micros"`
+	P99Micros  int64 `json:"p99Micros"`
+	P999Micros int64 `json:"p999Micros"`
 }
 
 // Stat is one figure over the repetitions: median and spread.
@@ -350,7 +360,7 @@ type ResultRow struct {
 	// measured against the null responder (the calibration trials): what k6 reports when the
 	// target takes no time at all.
 	// +optional
-	GeneratorFloor *LatencyStats `json:"generatorFloor,omitempty"`
+	GeneratorFloor *GeneratorFloor `json:"generatorFloor,omitempty"`
 	// +optional
 	SLO Verdict `json:"slo,omitempty"`
 	// Valid is false when a figure cannot be trusted; Flags say why (GeneratorBound,

@@ -115,7 +115,7 @@ func print(run *benchv1.BenchmarkRun) {
 		}
 		floor := []string{"-", "-"}
 		if fl := r.GeneratorFloor; fl != nil {
-			floor = []string{f(fl.P50Micros.Median), f(fl.P99Micros.Median)}
+			floor = []string{f(fl.P50Micros), f(fl.P99Micros)}
 		}
 		valid := "valid"
 		if !r.Valid {

@@ -101,7 +101,7 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 		}
 		bd := band{Lo: math.NaN(), Hi: math.NaN()}
 		if f := r.GeneratorFloor; f != nil {
-			bd = band{Lo: float64(f.P50Micros.Median), Hi: float64(f.P99Micros.Median)}
+			bd = band{Lo: float64(f.P50Micros), Hi: float64(f.P99Micros)}
 		}
 		bands = append(bands, bd)
 		cpu[0].Values = append(cpu[0].Values, statValue(r.CPUMillicores, 1000))

@@ -133,7 +133,7 @@ func TestReportAndTable(t *testing.T) {
 		{Target: "nginx", Scenario: "ping", LoadPoint: 400, Repetitions: 1, Valid: true, LatencySource: benchv1.LatencyWire,
 			AchievedMilliRPS: benchv1.Stat{Median: 400000}, P50Micros: benchv1.Stat{Median: 221}, P99Micros: benchv1.Stat{Median: 4900},
 			Wire:           &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: 91}, P99Micros: benchv1.Stat{Median: 532}},
-			GeneratorFloor: &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: 180}, P99Micros: benchv1.Stat{Median: 3100}}},
+			GeneratorFloor: &benchv1.GeneratorFloor{P50Micros: 180, P99Micros: 3100}},
 	}
 	run.Status.Placement = &benchv1.Placement{GeneratorCPUs: "0", TargetCPUs: "1", Message: "k6 on CPUs 0; targets on 1"}
 	run.Status.Trials = []benchv1.Trial{{Name: "nginx.home.400.r1", Target: "nginx", Scenario: "home",

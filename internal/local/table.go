@@ -68,7 +68,7 @@ func sourceLabel(r benchv1.ResultRow) string {
 
 // k6IsFloor says whether k6's p99 of the row is within the generator-noise rule of its floor.
 func k6IsFloor(r benchv1.ResultRow) bool {
-	return r.GeneratorFloor != nil && r.Repetitions > 0 && results.GeneratorNoise(r.P99Micros.Median, r.GeneratorFloor.P99Micros.Median)
+	return r.GeneratorFloor != nil && r.Repetitions > 0 && results.GeneratorNoise(r.P99Micros.Median, r.GeneratorFloor.P99Micros)
 }
 
 // LoadLabel is a load point with its unit: "300/s" (open model) or "64 conn" (closed).
@@ -96,8 +96,8 @@ func cellsOf(l benchv1.Load, r benchv1.ResultRow, withSpread bool) cells {
 	c := cells{Load: LoadLabel(l, r.LoadPoint), Validity: validity(r)}
 	c.FloorP99, c.Floor = NoFigure, NoFigure
 	if f := r.GeneratorFloor; f != nil {
-		c.FloorP99 = results.FormatMicros(f.P99Micros.Median)
-		c.Floor = results.FormatMicros(f.P50Micros.Median) + "–" + c.FloorP99
+		c.FloorP99 = results.FormatMicros(f.P99Micros)
+		c.Floor = results.FormatMicros(f.P50Micros) + "–" + c.FloorP99
 	}
 	if r.Repetitions == 0 {
 		c.RPS, c.Source, c.P50, c.P90, c.P99, c.P999, c.Max, c.K6P50, c.K6P99, c.Errors, c.CPU, c.Memory =

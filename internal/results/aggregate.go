@@ -83,7 +83,7 @@ func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1
 	return rows
 }
 
-func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor *benchv1.LatencyStats) benchv1.ResultRow {
+func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor *benchv1.GeneratorFloor) benchv1.ResultRow {
 	var ms []benchv1.Measurement
 	flagSet := map[string]bool{}
 	var flags, notes []string

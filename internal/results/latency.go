@@ -95,7 +95,7 @@ type floorKey struct {
 
 // floors are the generator floors of the succeeded calibration trials, by scenario and
 // load point.
-func floors(trials []benchv1.Trial) map[floorKey]*benchv1.LatencyStats {
+func floors(trials []benchv1.Trial) map[floorKey]*benchv1.GeneratorFloor {
 	byKey := map[floorKey][]benchv1.Measurement{}
 	for _, t := range trials {
 		if t.Calibration && t.Phase == benchv1.TrialSucceeded && t.Result != nil {
@@ -103,9 +103,10 @@ func floors(trials []benchv1.Trial) map[floorKey]*benchv1.LatencyStats {
 			byKey[k] = append(byKey[k], *t.Result)
 		}
 	}
-	out := map[floorKey]*benchv1.LatencyStats{}
+	out := map[floorKey]*benchv1.GeneratorFloor{}
 	for k, ms := range byKey {
-		out[k] = generatorStats(ms)
+		g := generatorStats(ms)
+		out[k] = &benchv1.GeneratorFloor{P50Micros: g.P50Micros.Median, P99Micros: g.P99Micros.Median, P999Micros: g.P999Micros.Median}
 	}
 	return out
 }
@@ -113,7 +114,7 @@ func floors(trials []benchv1.Trial) map[floorKey]*benchv1.LatencyStats {
 // latencyOfRecord sets the row's wire figures, latency source and generator floor, and
 // judges generator noise: with wire figures the row stands (k6's noise is noted, not
 // flagged); without them, k6's p99 is the record and noise makes the row invalid.
-func latencyOfRecord(r *benchv1.ResultRow, ms []benchv1.Measurement, floor *benchv1.LatencyStats, addFlag func(string), note func(string)) {
+func latencyOfRecord(r *benchv1.ResultRow, ms []benchv1.Measurement, floor *benchv1.GeneratorFloor, addFlag func(string), note func(string)) {
 	r.Wire, r.LatencySource = wireStats(ms), benchv1.LatencyGenerator
 	if r.Wire != nil {
 		r.LatencySource = benchv1.LatencyWire
@@ -127,12 +128,12 @@ func latencyOfRecord(r *benchv1.ResultRow, ms []benchv1.Measurement, floor *benc
 		}
 	}
 	r.GeneratorFloor = floor
-	if floor == nil || len(ms) == 0 || !GeneratorNoise(r.P99Micros.Median, floor.P99Micros.Median) {
+	if floor == nil || len(ms) == 0 || !GeneratorNoise(r.P99Micros.Median, floor.P99Micros) {
 		return
 	}
 	if r.LatencySource == benchv1.LatencyWire {
 		note(fmt.Sprintf("k6's p99 %s is under %dx the generator floor's %s: k6's figures here are mostly the generator's; the wire figures are the record",
-			FormatMicros(r.P99Micros.Median), NoiseFactor, FormatMicros(floor.P99Micros.Median)))
+			FormatMicros(r.P99Micros.Median), NoiseFactor, FormatMicros(floor.P99Micros)))
 		return
 	}
 	addFlag(FlagGeneratorNoise)

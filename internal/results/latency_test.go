@@ -66,7 +66,7 @@ func TestGeneratorFloorAndNoise(t *testing.T) {
 		t.Fatalf("the calibration trial must make no row: %+v", rows)
 	}
 	r := rows[0]
-	if r.GeneratorFloor == nil || r.GeneratorFloor.P99Micros.Median != 1200 || r.GeneratorFloor.P50Micros.Median != 200 {
+	if r.GeneratorFloor == nil || r.GeneratorFloor.P99Micros != 1200 || r.GeneratorFloor.P50Micros != 200 {
 		t.Fatalf("floor %+v", r.GeneratorFloor)
 	}
 	if r.Valid || !slices.Contains(r.Flags, FlagGeneratorNoise) || r.Repetitions != 3 {

@@ -102,7 +102,8 @@ func TestMain(m *testing.M) {
 func check(t *testing.T, s shape) bool {
 	t.Helper()
 	doc := validator.Validate(context.Background(), s.document())
-	trials := s.targets * s.scenarios * s.points * s.reps
+	// Every scenario and load point also gets a generator-floor trial (plan.WithCalibration).
+	trials := s.scenarios * s.points * (s.targets*s.reps + 1)
 	if len(doc.Errors) > 0 {
 		for _, e := range doc.Errors {
 			if e.Field == "" || e.Field == "<nil>" {
@@ -123,6 +124,7 @@ func check(t *testing.T, s shape) bool {
 	if err != nil {
 		t.Fatalf("%s: %v", s, err)
 	}
+	planned = plan.WithCalibration(planned)
 	if len(planned) != trials {
 		t.Errorf("%s: %d trials planned, want %d", s, len(planned), trials)
 	}
@@ -202,16 +204,29 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 	}
 	m := benchv1.Measurement{Requests: big, AchievedMilliRPS: big, P50Micros: big, P90Micros: big, P95Micros: big, P99Micros: big,
 		P999Micros: big, MaxMicros: big, Errors: big, ErrorRatePPM: big, DroppedIterations: big, CPUMillicores: big,
-		CPUPeakMillicores: big, MemoryBytes: big, MemoryPeakBytes: big, GeneratorCPUMillicores: big}
+		CPUPeakMillicores: big, MemoryBytes: big, MemoryPeakBytes: big, GeneratorCPUMillicores: big,
+		Wire: &benchv1.WireLatency{Requests: big, Unanswered: big, P50Micros: big, P90Micros: big, P95Micros: big,
+			P99Micros: big, P999Micros: big, MaxMicros: big, DroppedPackets: big}}
+	st.Placement = &benchv1.Placement{GeneratorCPUs: "0-511", TargetCPUs: "512-1023", Shared: true, Message: long}
 	for _, t := range trials {
 		tr := t.Status()
 		tr.Phase, tr.Message, tr.TestRun = benchv1.TrialFailed, long, specs.TrialName(run, t.Name)
 		tr.MeasureStart, tr.MeasureEnd, tr.FinishedAt, tr.Result = &at, &at, &at, &m
 		st.Trials = append(st.Trials, tr)
 	}
-	stat := benchv1.Stat{Median: big, Min: big, Max: big, CILow: &big, CIHigh: &big}
+	// A figure has a confidence interval only over 6 or more repetitions (results.Summarize).
+	reps := int32(0)
 	for _, t := range trials {
-		if t.Repetition != 1 {
+		reps = max(reps, t.Repetition)
+	}
+	stat := benchv1.Stat{Median: big, Min: big, Max: big}
+	if reps >= 6 {
+		stat.CILow, stat.CIHigh = &big, &big
+	}
+	dist := &benchv1.LatencyStats{Requests: stat, P50Micros: stat, P90Micros: stat, P95Micros: stat, P99Micros: stat, P999Micros: stat, MaxMicros: stat}
+	floor := &benchv1.GeneratorFloor{P50Micros: big, P99Micros: big, P999Micros: big}
+	for _, t := range trials {
+		if t.Repetition != 1 || t.Calibration {
 			continue // one row per target x scenario x load point
 		}
 		st.Results = append(st.Results, benchv1.ResultRow{
@@ -219,7 +234,8 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 			AchievedMilliRPS: stat, P50Micros: stat, P90Micros: stat, P95Micros: stat, P99Micros: stat, P999Micros: stat,
 			MaxMicros: stat, ErrorRatePPM: stat, DroppedIterations: stat, CPUMillicores: &stat, MemoryBytes: &stat,
 			CostMicroUSDPerMillion: ptr.To(big), SLO: benchv1.VerdictMissed,
-			Flags:   []string{results.FlagGeneratorBound, results.FlagDroppedIterations, results.FlagRateShortfall, results.FlagErrorsAboveSLO, results.FlagFailedRepetitions},
+			LatencySource: benchv1.LatencyGenerator, Wire: dist, GeneratorFloor: floor,
+			Flags:   results.ValidityFlags,
 			Message: long,
 		})
 	}
@@ -252,16 +268,17 @@ func TestEveryAcceptedSpecFits(t *testing.T) {
 		}
 	}
 	// The largest accepted shapes, sized explicitly: 200 trials with one repetition (a result
-	// row per trial) and with twenty, and the most targets.
-	for _, s := range []shape{{25, 8, 1, 1, false, "long", runNames[2]}, {10, 20, 1, 1, true, "chain", runNames[1]},
-		{32, 6, 1, 1, false, "long", runNames[2]}, {1, 10, 1, 20, false, "long", runNames[2]}, {200, 1, 1, 1, false, "plain", "x"},
+	// row per trial) and with twenty, and the most targets; a generator-floor trial per
+	// scenario and load point counts in the 200.
+	for _, s := range []shape{{24, 8, 1, 1, false, "long", runNames[2]}, {9, 20, 1, 1, true, "chain", runNames[1]},
+		{32, 6, 1, 1, false, "long", runNames[2]}, {1, 10, 1, 19, false, "long", runNames[2]}, {200, 1, 1, 1, false, "plain", "x"},
 		{1, 1, 16, 25, false, "plain", "x"}} {
 		if check(t, s) {
 			accepted++
 			run := &benchv1.BenchmarkRun{}
 			_ = yaml.Unmarshal(s.document(), run)
 			planned, _ := plan.Build(&run.Spec, nil)
-			st := worstStatus(run, planned)
+			st := worstStatus(run, plan.WithCalibration(planned))
 			st.Bound()
 			largest = max(largest, statusSize(t, st))
 		} else {
@@ -274,18 +291,18 @@ func TestEveryAcceptedSpecFits(t *testing.T) {
 	}
 }
 
-// The trial bound is the one the status needs: 200 trials are accepted, more are refused,
-// with the field path and the reason.
+// The trial bound is the one the status needs: 200 trials (with the generator-floor ones) are
+// accepted, more are refused, with the field path and the reason.
 func TestTheTrialBoundIsEnforced(t *testing.T) {
-	ok := validator.Validate(context.Background(), shape{10, 20, 1, 1, false, "plain", "x"}.document())
+	ok := validator.Validate(context.Background(), shape{9, 20, 1, 1, false, "plain", "x"}.document())
 	if len(ok.Errors) > 0 {
 		t.Fatalf("200 trials refused: %v", ok.Errors)
 	}
 	bad := validator.Validate(context.Background(), shape{3, 7, 1, 10, false, "plain", "x"}.document())
 	if len(bad.Errors) != 1 || bad.Errors[0].Field != "spec.load.repetitions" || !strings.Contains(bad.Errors[0].Detail, "at most 200") {
-		t.Fatalf("210 trials: got %v, want one error at spec.load.repetitions saying at most 200", bad.Errors)
+		t.Fatalf("217 trials: got %v, want one error at spec.load.repetitions saying at most 200", bad.Errors)
 	}
-	t.Logf("210 trials: %v", bad.Errors[0])
+	t.Logf("217 trials: %v", bad.Errors[0])
 }
 
 // FuzzSpecShapes explores shapes beyond the grid, including ones past the schema's bounds
