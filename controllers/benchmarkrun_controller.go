@@ -45,6 +45,9 @@ type BenchmarkRunReconciler struct {
 	Verify func(context.Context, verify.Options) (verify.Report, error)
 	// TargetURL is where a target answers: its Service's URL in production.
 	TargetURL func(run *benchv1.BenchmarkRun, t benchv1.Target) string
+	// NullResponderURL is where the null responder of a node pool answers (the calibration
+	// trials' target): its Service's URL in production.
+	NullResponderURL func(run *benchv1.BenchmarkRun, pool string) string
 	Timeouts  Timeouts
 	// ResultMetrics is what the manager exports about each run (internal/opmetrics); nil
 	// exports nothing.
@@ -185,6 +188,11 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 		if err != nil {
 			return r.fail(s, benchv1.ConditionAccepted, ReasonInvalidSpec, "the spec cannot be planned: "+err.Error())
 		}
+		// A generator-floor trial per scenario and load point, as in the local mode, when the
+		// operator has a null responder to run them against.
+		if r.Config.NullResponderImage != "" {
+			trials = plan.WithCalibration(trials)
+		}
 		for _, t := range trials {
 			run.Status.Trials = append(run.Status.Trials, t.Status())
 		}
@@ -277,6 +285,9 @@ func (r *BenchmarkRunReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	}
 	if r.TargetURL == nil {
 		r.TargetURL = specs.TargetBaseURL
+	}
+	if r.NullResponderURL == nil {
+		r.NullResponderURL = specs.NullResponderBaseURL
 	}
 	if r.KeepTestRuns == 0 {
 		r.KeepTestRuns = DefaultKeepTestRuns

@@ -57,6 +57,10 @@ const (
 	ReasonAllRequestsFailed = "AllRequestsFailed"
 	// ReasonImageNotAllowed: a bring-your-own image is outside the operator's allow-list.
 	ReasonImageNotAllowed = "ImageNotAllowed"
+	// ReasonCalibrationSkipped and ReasonCalibrationFailed: the generator floor was not
+	// measured (events only; the run goes on without it).
+	ReasonCalibrationSkipped = "CalibrationSkipped"
+	ReasonCalibrationFailed  = "CalibrationFailed"
 )
 
 func setCondition(run *benchv1.BenchmarkRun, t string, status metav1.ConditionStatus, reason, msg string) {

@@ -10,7 +10,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
 // targetDrift checks, on every pass of a running trial, that the target under load is
@@ -21,8 +20,8 @@ import (
 //
 // An unready pod is not drift: a target saturated by the load misses readiness probes,
 // and that slowness is what is measured (its Service keeps not-ready endpoints).
-func (r *BenchmarkRunReconciler) targetDrift(ctx context.Context, run *benchv1.BenchmarkRun, target string) (string, error) {
-	name := specs.TargetName(run, target)
+func (r *BenchmarkRunReconciler) targetDrift(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (string, error) {
+	target, name := t.Target, deploymentOf(run, t)
 	dep := &appsv1.Deployment{}
 	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, dep)
 	switch {

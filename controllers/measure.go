@@ -52,12 +52,20 @@ func trialQuery(run *benchv1.BenchmarkRun, t *benchv1.Trial) metrics.TrialQuery 
 		TestID: t.TestRun, Start: t.MeasureStart.Time, End: t.MeasureEnd.Time,
 		Runners:   int(size.Runners),
 		Namespace: run.Namespace,
-		PodRegex:  regexp.QuoteMeta(specs.TargetName(run, t.Target)) + "-[a-z0-9]+-[a-z0-9]+",
+		PodRegex:  regexp.QuoteMeta(deploymentOf(run, t)) + "-[a-z0-9]+-[a-z0-9]+",
 		// k6-operator's runner Jobs are <testrun>-<n> (from 1); their pods add a suffix.
 		// Its initializer and starter pods (<testrun>-initializer-..., -starter-...) do not match.
 		RunnerPodRegex:      regexp.QuoteMeta(t.TestRun) + "-[0-9]+-[a-z0-9]+",
 		RunnerCPUMillicores: size.RunnerMillicores,
 	}
+}
+
+// deploymentOf names the Deployment a trial loads: its target's, or the null responder's.
+func deploymentOf(run *benchv1.BenchmarkRun, t *benchv1.Trial) string {
+	if t.Calibration {
+		return specs.NullResponderName(run, calibrationPool(run))
+	}
+	return specs.TargetName(run, t.Target)
 }
 
 // trialRunners is the runners the trial's TestRun was given (specs.RunnerSizing, which the

@@ -58,8 +58,8 @@ func (r *BenchmarkRunReconciler) results(_ context.Context, s *scope) (ctrl.Resu
 func nothingServed(trials []benchv1.Trial) string {
 	measured, failedRequests := 0, int64(0)
 	for _, t := range trials {
-		if t.Phase != benchv1.TrialSucceeded || t.Result == nil {
-			continue
+		if t.Phase != benchv1.TrialSucceeded || t.Result == nil || t.Calibration {
+			continue // the null responder always answers: it says nothing about the targets
 		}
 		if t.Result.Requests > 0 && t.Result.Errors < t.Result.Requests {
 			return ""

@@ -61,6 +61,11 @@ func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Re
 			}
 		}
 	}
+	if w, err := r.nullResponder(ctx, s); err != nil {
+		return r.createFailed(s, benchv1.ConditionTargetsReady, err)
+	} else if w != "" {
+		waiting = append(waiting, w)
+	}
 	if len(late) > 0 {
 		return r.fail(s, benchv1.ConditionTargetsReady, ReasonTargetsTimeout,
 			fmt.Sprintf("targets did not become available within %v of their creation: %s", r.Timeouts.Targets, strings.Join(late, ", ")))

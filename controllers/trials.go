@@ -64,8 +64,7 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 
 func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
 	run := s.run
-	target := targetSpec(run, t.Target)
-	p, err := trialPlan(run, plan.FromStatus(t), r.TargetURL(run, target))
+	p, err := trialPlan(run, plan.FromStatus(t), r.trialBaseURL(run, t))
 	if err != nil {
 		return r.failTrial(s, t, "no k6 plan: "+err.Error())
 	}
@@ -88,7 +87,7 @@ func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *be
 // measured window's end. The target must stay as deployed throughout.
 func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
 	run := s.run
-	if drift, err := r.targetDrift(ctx, run, t.Target); err != nil || drift != "" {
+	if drift, err := r.targetDrift(ctx, run, t); err != nil || drift != "" {
 		if drift != "" {
 			return r.failTrialFor(s, t, ReasonTargetDrift, drift)
 		}
@@ -177,6 +176,9 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 		return ctrl.Result{}, fmt.Errorf("trial %s: %w", t.Name, err)
 	}
 	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, note
+	if t.Calibration {
+		t.Message = "generator floor: k6 against the null responder"
+	}
 	run.Status.Progress = results.Progress(run.Status.Trials)
 	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialFinished, "Measure", "trial %s: %d requests, p99 %s (%s)",
 		t.Name, m.Requests, results.FormatMicros(m.P99Micros), run.Status.Progress)
@@ -260,6 +262,13 @@ func (r *BenchmarkRunReconciler) failTrial(s *scope, t *benchv1.Trial, why strin
 func (r *BenchmarkRunReconciler) failTrialFor(s *scope, t *benchv1.Trial, reason, why string) (ctrl.Result, error) {
 	t.Phase, t.Message = benchv1.TrialFailed, why
 	s.run.Status.Progress = results.Progress(s.run.Status.Trials)
+	if t.Calibration {
+		// A floor not measured leaves the rows unjudged for generator noise; the targets'
+		// trials still run (as in the local mode), and a broken generator fails them there.
+		t.Message = "generator floor not measured: " + why
+		r.Recorder.Eventf(s.run, nil, "Warning", ReasonCalibrationFailed, "Load", "calibration trial %s failed: %s", t.Name, why)
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
+	}
 	return r.fail(s, benchv1.ConditionComplete, reason, fmt.Sprintf("trial %s failed: %s", t.Name, why))
 }
 

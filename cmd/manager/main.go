@@ -45,7 +45,7 @@ func (f imageFlag) Set(v string) error {
 func main() {
 	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
-	var promURL, targetsDir, k6Image, remoteWrite, postgresImage, watchNamespace, registries string
+	var promURL, targetsDir, k6Image, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
 	var maxReconciles, keepTestRuns int
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
@@ -75,6 +75,7 @@ func main() {
 	flag.StringVar(&targetsDir, "targets-dir", "/targets", "directory holding targets/<preset>/target.yaml")
 	flag.StringVar(&k6Image, "k6-image", specs.DefaultK6Image, "k6 image of the load generators")
 	flag.StringVar(&postgresImage, "postgres-image", "", "PostgreSQL image; empty leaves CloudNativePG's default")
+	flag.StringVar(&nullImage, "null-responder-image", "", "image with /gauntlet (the operator's own) that runs the null responder for the generator-floor trials; empty: no floor is measured")
 	flag.Var(images, "image", "preset=image override, repeatable (for example a private registry's copy)")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
@@ -98,6 +99,7 @@ func main() {
 		os.Exit(1)
 	}
 	cfg.K6Image, cfg.PrometheusRemoteWriteURL, cfg.PostgresImage = k6Image, remoteWrite, postgresImage
+	cfg.NullResponderImage = nullImage
 	np.Enabled = networkPolicy
 	cfg.NetworkPolicy = np
 	for _, r := range strings.Split(registries, ",") {

@@ -13,7 +13,7 @@ func (r *runner) startWire(port int) *wire.Capture {
 	if r.noWire != "" {
 		return nil
 	}
-	c, err := wire.Start(port)
+	c, err := wire.Start(port, r.cpus.target)
 	if err != nil {
 		r.noWire = err.Error()
 		if errors.Is(err, wire.ErrNoPrivilege) {

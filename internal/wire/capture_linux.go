@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,8 +36,11 @@ type Capture struct {
 	mu      sync.Mutex
 }
 
-// Start opens the packet socket and starts pairing in the background.
-func Start(port int) (*Capture, error) {
+// Start opens the packet socket and starts pairing in the background. The reader runs on
+// cpus when given (the target's, as tcpdump pinned beside the target in the reference
+// measurement): a reader free to wake on the load generator's CPU for every packet would
+// slow the generator it is measuring.
+func Start(port int, cpus []int) (*Capture, error) {
 	if port <= 0 || port > 65535 {
 		return nil, fmt.Errorf("wire capture: port %d out of range", port)
 	}
@@ -56,7 +60,7 @@ func Start(port int) (*Capture, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("wire capture: %w", err)
 	}
-	go c.loop()
+	go c.loop(cpus)
 	return c, nil
 }
 
@@ -109,8 +113,27 @@ func filter(port uint16) []bpf.Instruction {
 	}
 }
 
-func (c *Capture) loop() {
+func (c *Capture) loop(cpus []int) {
 	defer close(c.done)
+	if len(cpus) > 0 {
+		// This thread is pinned while the capture runs and given back as it was after. It
+		// must not end with the goroutine (what a locked goroutine's exit does): a child
+		// forked earlier from this thread has Pdeathsig set and would be killed with it.
+		runtime.LockOSThread()
+		var old, set unix.CPUSet
+		for _, cpu := range cpus {
+			set.Set(cpu)
+		}
+		if unix.SchedGetaffinity(0, &old) == nil && unix.SchedSetaffinity(0, &set) == nil {
+			defer func() {
+				if unix.SchedSetaffinity(0, &old) == nil {
+					runtime.UnlockOSThread()
+				}
+			}()
+		} else {
+			runtime.UnlockOSThread() // unpinned: the capture still works
+		}
+	}
 	buf := make([]byte, snapLen)
 	oob := make([]byte, unix.CmsgSpace(16))
 	for {

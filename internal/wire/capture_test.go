@@ -28,7 +28,7 @@ func TestCaptureOnLoopback(t *testing.T) {
 	defer srv.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
 
-	c, err := Start(port)
+	c, err := Start(port, nil)
 	if os.Geteuid() != 0 {
 		// Without the privilege the capture says so plainly, and the caller carries on.
 		if !errors.Is(err, ErrNoPrivilege) {
@@ -76,7 +76,7 @@ func TestCaptureOnLoopback(t *testing.T) {
 }
 
 func TestStartRefusesABadPort(t *testing.T) {
-	if _, err := Start(0); err == nil {
+	if _, err := Start(0, nil); err == nil {
 		t.Fatal("port 0 must be refused")
 	}
 }

@@ -56,6 +56,9 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- with .Values.postgres.image }}
 - --postgres-image={{ . }}
 {{- end }}
+{{- if .Values.generatorFloor.enabled }}
+- --null-responder-image={{ .Values.generatorFloor.image | default (include "gauntlet.image" .) }}
+{{- end }}
 - --targets-dir=/targets
 {{- range $preset, $image := .Values.presetImages }}
 - --image={{ $preset }}={{ $image }}

@@ -1,0 +1,89 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+)
+
+// calibrationPool is the node pool the generator floor is measured on: the first target's.
+// The null responder runs there, so the floor's load crosses the same network path as that
+// target's (a run comparing pools shares one floor per scenario and load point, as the
+// local mode does).
+func calibrationPool(run *benchv1.BenchmarkRun) string {
+	if len(run.Spec.Targets) == 0 {
+		return ""
+	}
+	return run.Spec.Targets[0].NodePool
+}
+
+// calibrationPending is whether a calibration trial is still to run.
+func calibrationPending(run *benchv1.BenchmarkRun) bool {
+	for _, t := range run.Status.Trials {
+		if t.Calibration && (t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipCalibration marks the calibration trials not yet run as skipped, with why: without a
+// floor the rows keep k6's figures, unjudged for generator noise; the run goes on.
+func skipCalibration(run *benchv1.BenchmarkRun, why string) {
+	for i := range run.Status.Trials {
+		t := &run.Status.Trials[i]
+		if t.Calibration && t.Phase == benchv1.TrialPending {
+			t.Phase, t.Message = benchv1.TrialSkipped, why
+		}
+	}
+}
+
+// nullResponder deploys the null responder (the calibration trials' target) on the
+// calibration pool while calibration trials remain, and returns what the targets phase
+// still waits for ("" once it is available). One that does not become available within
+// the targets' timeout costs the floor, not the run: its calibration trials are skipped.
+func (r *BenchmarkRunReconciler) nullResponder(ctx context.Context, s *scope) (string, error) {
+	run := s.run
+	if !calibrationPending(run) {
+		return "", nil
+	}
+	pool := calibrationPool(run)
+	if err := r.createAll(ctx, s, specs.NullResponderDeployment(run, pool, r.Config), specs.NullResponderService(run, pool)); err != nil {
+		return "", err
+	}
+	name := specs.NullResponderName(run, pool)
+	dep := &appsv1.Deployment{}
+	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, dep)
+	if apierrors.IsNotFound(err) {
+		return "null responder (not observed yet)", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if dep.Status.ObservedGeneration >= dep.Generation && dep.Status.AvailableReplicas >= 1 {
+		return "", nil
+	}
+	if overdue(s.now, dep.CreationTimestamp.Time, r.Timeouts.Targets) {
+		why := fmt.Sprintf("generator floor not measured: the null responder (Deployment %s, image %s) did not become available within %v",
+			name, r.Config.NullResponderImage, r.Timeouts.Targets)
+		skipCalibration(run, why)
+		r.Recorder.Eventf(run, nil, "Warning", ReasonCalibrationSkipped, "Deploy", "%s", why)
+		return "", nil
+	}
+	return fmt.Sprintf("null responder (%d/1 available)", dep.Status.AvailableReplicas), nil
+}
+
+// trialBaseURL is where a trial sends its load: the target's Service, or the null
+// responder's for a calibration trial.
+func (r *BenchmarkRunReconciler) trialBaseURL(run *benchv1.BenchmarkRun, t *benchv1.Trial) string {
+	if t.Calibration {
+		return r.NullResponderURL(run, calibrationPool(run))
+	}
+	return r.TargetURL(run, targetSpec(run, t.Target))
+}

@@ -1,0 +1,155 @@
+package controllers
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/nullresponder"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+)
+
+const floorImage = "registry.example/gauntlet:floor-test"
+
+// startFloorManager runs a manager for ns that deploys a null responder and plans the
+// generator-floor trials; the floor's load goes to a real null responder (the handler
+// `gauntlet null-responder` serves) on loopback.
+func startFloorManager(t *testing.T, ns string, tweak func(*BenchmarkRunReconciler)) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	null := httptest.NewServer(nullresponder.Handler())
+	t.Cleanup(null.Close)
+	stop, err := startManager(env.Config, []string{ns}, func(r *BenchmarkRunReconciler) {
+		r.Config.NullResponderImage = floorImage
+		r.NullResponderURL = func(*benchv1.BenchmarkRun, string) string { return null.URL }
+		if tweak != nil {
+			tweak(r)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+}
+
+// slowTarget answers as the go target does, 50 ms later: far above any generator floor.
+func slowTarget(t *testing.T) string {
+	u, err := url.Parse(target.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			time.Sleep(50 * time.Millisecond)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// In the cluster as in the local mode, every scenario and load point gets a calibration
+// trial against the null responder before the targets' trials; the rows carry its floor and
+// are judged by it: GeneratorNoise exactly when k6's p99 is under NoiseFactor times the
+// floor's (k6's figures are the record here: the cluster has no wire capture). A target
+// 50 ms slow is clearly the target's.
+func TestGeneratorFloorInTheCluster(t *testing.T) {
+	const ns = "floor"
+	startFloorManager(t, ns, nil)
+	ctx := context.Background()
+	run := pingRun("floor")
+	run.Namespace = ns
+	run.Spec.Targets = append(run.Spec.Targets, benchv1.Target{Name: "slow", Preset: "go-nethttp"})
+	urlsMu.Lock()
+	urls[ns+"/floor/slow"] = slowTarget(t)
+	urlsMu.Unlock()
+	if err := env.Client.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 150*time.Second, finished)
+	if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Trials) != 3 || len(got.Status.Results) != 2 {
+		t.Fatalf("phase %s, trials %+v, results %+v, conditions %+v", got.Status.Phase, got.Status.Trials, got.Status.Results, got.Status.Conditions)
+	}
+	floor := got.Status.Trials[0]
+	if !floor.Calibration || floor.Name != "floor-ping-100" || floor.Target != "null-responder" || floor.Phase != benchv1.TrialSucceeded ||
+		floor.Result == nil || floor.Result.Requests == 0 || !strings.Contains(floor.Message, "generator floor") {
+		t.Fatalf("first trial %+v: want the succeeded calibration trial against the null responder", floor)
+	}
+
+	// The null responder ran on the first target's pool, from the configured image.
+	dep := &appsv1.Deployment{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: specs.NullResponderName(got, "")}, dep); err != nil {
+		t.Fatalf("null responder Deployment: %v", err)
+	}
+	if c := dep.Spec.Template.Spec.Containers[0]; c.Image != floorImage || !slices.Contains(c.Command, "null-responder") {
+		t.Errorf("null responder container %s %v", c.Image, c.Command)
+	}
+	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: specs.NullResponderName(got, "")}, &corev1.Service{}); err != nil {
+		t.Errorf("null responder Service: %v", err)
+	}
+
+	for _, row := range got.Status.Results {
+		f := row.GeneratorFloor
+		if f == nil || f.P99Micros != floor.Result.P99Micros || f.P50Micros != floor.Result.P50Micros {
+			t.Fatalf("row %s: floor %+v, want the calibration trial's p50 %d / p99 %d", row.Target, f, floor.Result.P50Micros, floor.Result.P99Micros)
+		}
+		noise := results.GeneratorNoise(row.P99Micros.Median, f.P99Micros)
+		if slices.Contains(row.Flags, results.FlagGeneratorNoise) != noise || row.LatencySource != benchv1.LatencyGenerator {
+			t.Errorf("row %s: p99 %d vs floor p99 %d: flags %v, source %s; want GeneratorNoise %v with k6 as the record",
+				row.Target, row.P99Micros.Median, f.P99Micros, row.Flags, row.LatencySource, noise)
+		}
+		t.Logf("%s: k6 p99 %s, floor p99 %s, flags %v", row.Target, results.FormatMicros(row.P99Micros.Median),
+			results.FormatMicros(f.P99Micros), row.Flags)
+	}
+	if slow := got.Status.Results[1]; slow.Target != "slow" || !slow.Valid || slow.P99Micros.Median < 50000 {
+		t.Errorf("slow row %+v: want valid, p99 at least 50 ms", slow)
+	}
+}
+
+// A null responder that never becomes available costs the floor, not the run: the
+// calibration trial is skipped with the Deployment and image named, the targets' trials
+// run, and their rows have no floor.
+func TestMissingNullResponderSkipsTheFloor(t *testing.T) {
+	const ns = "floor-missing"
+	startFloorManager(t, ns, func(r *BenchmarkRunReconciler) { r.Timeouts.Targets = 3 * time.Second })
+	ctx := context.Background()
+	run := pingRun("nofloor")
+	run.Namespace = ns
+	fakes.mu.Lock()
+	fakes.depNever[ns+"/"+specs.NullResponderName(run, "")] = true
+	fakes.mu.Unlock()
+	if err := env.Client.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
+	if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Trials) != 2 || len(got.Status.Results) != 1 {
+		t.Fatalf("phase %s, trials %+v, conditions %+v", got.Status.Phase, got.Status.Trials, got.Status.Conditions)
+	}
+	floor := got.Status.Trials[0]
+	if floor.Phase != benchv1.TrialSkipped || !strings.Contains(floor.Message, specs.NullResponderName(run, "")) ||
+		!strings.Contains(floor.Message, floorImage) {
+		t.Errorf("calibration trial %s %q: want Skipped naming the Deployment and image", floor.Phase, floor.Message)
+	}
+	if row := got.Status.Results[0]; row.GeneratorFloor != nil || got.Status.Trials[1].Phase != benchv1.TrialSucceeded {
+		t.Errorf("row floor %+v, target trial %s", row.GeneratorFloor, got.Status.Trials[1].Phase)
+	}
+}
