@@ -48,7 +48,7 @@ type BenchmarkRunReconciler struct {
 	// NullResponderURL is where the null responder of a node pool answers (the calibration
 	// trials' target): its Service's URL in production.
 	NullResponderURL func(run *benchv1.BenchmarkRun, pool string) string
-	Timeouts  Timeouts
+	Timeouts         Timeouts
 	// ResultMetrics is what the manager exports about each run (internal/opmetrics); nil
 	// exports nothing.
 	ResultMetrics *opmetrics.Store
