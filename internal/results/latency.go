@@ -18,8 +18,8 @@ const (
 // reports at p99. Chosen from hack/fidelity on a quiet 2-core machine (k6 on one core, the
 // targets on the other, 2026-11-23; the wire p99 is the target's own): every row at or above
 // 2x had k6's p99 within 1.5x of the wire's (python-flask, node-express at 100-400/s:
-// k6/floor 2.3-3.6, k6/wire 1.2-1.5), while the rows under it overstated the target 1.5-30x
-// (nginx, go-nethttp, cpp-epoll at 500-2000/s: k6/floor 0.9-1.6, k6/wire 3.5-30;
+// k6/floor 2.3-3.6, k6/wire 1.2-1.5), while the rows under it overstated the target 3.6-43x
+// (nginx, go-nethttp, cpp-epoll at 500-2000/s: k6/floor 0.9-1.6, k6/wire 3.6-43;
 // python-starlette at 400/s: 0.9 and 3.8). The two groups meet near 1.5x, the boundary
 // cases (node-express and python-starlette at 100/s: k6/floor 1.2, k6/wire 1.5-2.0) are
 // flagged.
