@@ -268,18 +268,24 @@ func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c c
 	if err := c.Create(ctx, sample); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"go": "registry.example/gauntlet/go:test", "fastify": "registry.example/gauntlet/fastify:test"}
+	// The targets from the chart's presetImages, and the generator floor's null responder
+	// (generatorFloor on by default) from the manager's own image.
+	want := map[string]string{
+		specs.TargetName(sample, "go"):      "registry.example/gauntlet/go:test",
+		specs.TargetName(sample, "fastify"): "registry.example/gauntlet/fastify:test",
+		specs.NullResponderName(sample, ""): d.Spec.Template.Spec.Containers[0].Image,
+	}
 	for target, image := range want {
-		key := client.ObjectKey{Namespace: sample.Namespace, Name: specs.TargetName(sample, target)}
+		key := client.ObjectKey{Namespace: sample.Namespace, Name: target}
 		dep := &appsv1.Deployment{}
-		eventually(ctx, t, "the manager deploys target "+target, func() (bool, string) {
+		eventually(ctx, t, "the manager deploys "+target, func() (bool, string) {
 			if err := c.Get(ctx, key, dep); err != nil {
 				return false, err.Error()
 			}
 			return true, ""
 		})
 		if got := dep.Spec.Template.Spec.Containers[0].Image; got != image {
-			t.Errorf("target %s runs %s, the chart's presetImages say %s", target, got, image)
+			t.Errorf("%s runs %s, want %s (the chart's presetImages, or the manager's image for the null responder)", target, got, image)
 		}
 		// Play the Deployment controller (envtest has none): one pod available.
 		dep.Status = appsv1.DeploymentStatus{ObservedGeneration: dep.Generation, Replicas: 1, ReadyReplicas: 1, AvailableReplicas: 1}
