@@ -139,10 +139,35 @@ func TestTemplateContents(t *testing.T) {
 	}
 	args := managerArgs(t, objs)
 	for _, want := range []string{"--image=go-nethttp=registry.example/go:1", "--k6-image=registry.example/k6:1",
-		"--leader-elect=true", "--leader-election-namespace=bench", "--metrics-bind-address=:8080"} {
+		"--leader-elect=true", "--leader-election-namespace=bench", "--metrics-bind-address=:8080", "--metrics-secure=true",
+		"--null-responder-image=ghcr.io/gauntlet-bench/gauntlet:" + chartAppVersion(t)} {
 		if !contains(args, want) {
 			t.Errorf("manager args %v lack %s", args, want)
 		}
+	}
+
+	// With prometheus-operator: the ServiceMonitor keeps the rows' namespace label and
+	// scrapes the secure endpoint with its token; the manager may review tokens.
+	monitored, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench", "--api-versions", "monitoring.coreos.com/v1",
+		"--set", "metrics.readers[0].name=prometheus-k8s", "--set", "metrics.readers[0].namespace=monitoring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"honorLabels: true", "scheme: https", "bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token",
+		"name: gauntlet-metrics-auth", "tokenreviews", "name: gauntlet-metrics-reader", "name: prometheus-k8s"} {
+		if !strings.Contains(monitored, want) {
+			t.Errorf("rendered chart with monitoring lacks %q", want)
+		}
+	}
+	if n := count(decode(t, monitored), "ServiceMonitor"); n != 1 {
+		t.Errorf("%d ServiceMonitors with monitoring.coreos.com/v1, want 1", n)
+	}
+	if plainHTTP, err := helm(t, "template", "gauntlet", chartDir, "--api-versions", "monitoring.coreos.com/v1", "--set", "metrics.secure=false",
+		"--set", "generatorFloor.enabled=false"); err != nil {
+		t.Fatal(err)
+	} else if strings.Contains(plainHTTP, "scheme: https") || strings.Contains(plainHTTP, "metrics-auth") ||
+		!strings.Contains(plainHTTP, "--metrics-secure=false") || strings.Contains(plainHTTP, "--null-responder-image") {
+		t.Error("metrics.secure=false / generatorFloor.enabled=false still render https scraping, the auth role or the null responder flag")
 	}
 
 	// A copy of the chart with a dashboard in it, as the dashboards' owner drops them.
@@ -269,4 +294,14 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// chartAppVersion is Chart.yaml's appVersion: the manager image's default tag.
+func chartAppVersion(t *testing.T) string {
+	t.Helper()
+	var chart struct {
+		AppVersion string `json:"appVersion"`
+	}
+	readYAML(t, filepath.Join(chartDir, "Chart.yaml"), &chart)
+	return chart.AppVersion
 }

@@ -47,6 +47,7 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 */}}
 {{- define "gauntlet.managerArgs" -}}
 - --metrics-bind-address=:{{ .Values.metrics.port }}
+- --metrics-secure={{ .Values.metrics.secure }}
 - --health-probe-bind-address=:{{ .Values.probes.port }}
 - --leader-elect={{ .Values.leaderElection.enabled }}
 - --leader-election-namespace={{ .Release.Namespace }}
