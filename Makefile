@@ -67,9 +67,11 @@ demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets 
 
 reproductions: ## Run every sample as the samples tier does and regenerate docs/reproductions.md from the runs.
 	hack/k6.sh >/dev/null
-	rm -rf .cache/reproductions
+	rm -rf .cache/reproductions && mkdir -p .cache/reproductions
+	echo "$$(nproc) CPUs; load average (1, 5, 15 min) before: $$(cut -d' ' -f1-3 /proc/loadavg)" > .cache/reproductions/machine.txt
 	status=0; GAUNTLET_SAMPLES_OUT="$(CURDIR)/.cache/reproductions" go test -count=1 -timeout 90m -v \
 	  -run 'TestSamples' ./test/local || status=$$?; \
+	echo "after: $$(cut -d' ' -f1-3 /proc/loadavg)" >> .cache/reproductions/machine.txt; \
 	go run ./hack/reproductions -in .cache/reproductions -out docs/reproductions.md; exit $$status
 
 bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethttp (minutes; pinned cores). BENCH_ARGS=-h for options.

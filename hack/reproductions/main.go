@@ -72,7 +72,8 @@ func generate(in, data, out string) error {
 			runs[d] = r
 		}
 	}
-	page := render(p, runs)
+	machine, _ := os.ReadFile(filepath.Join(in, "machine.txt")) // written by make reproductions
+	page := render(p, runs, strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(machine)), "\n", "; ")), " "))
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}

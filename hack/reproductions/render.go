@@ -8,7 +8,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
-func render(p published, runs map[string]*run) string {
+func render(p published, runs map[string]*run, machine string) string {
 	var b strings.Builder
 	b.WriteString(`# Reproductions of the seeds
 
@@ -23,6 +23,12 @@ by a check over the run's rows (hack/reproductions/checks.go): **reproduced**, *
 reproduced**, or **not comparable** when a row it needs is invalid (for example k6 itself was
 the bottleneck: GeneratorBound), in which case the run says nothing either way.
 
+`)
+	if machine != "" {
+		// Other work on the machine shows in tails and in closed-model throughput: say how busy it was.
+		fmt.Fprintf(&b, "\nThe machine during these runs: %s.\n", machine)
+	}
+	b.WriteString(`
 | seed | finding | verdict |
 |---|---|---|
 `)
