@@ -100,18 +100,20 @@ func usable(r benchv1.ResultRow, ok bool, target string) string {
 	return ""
 }
 
+// figure reads the row's latency of record (the wire's when captured): the target's, not k6's.
 func figure(r benchv1.ResultRow, name string) int64 {
+	rec := results.Record(r)
 	switch name {
 	case "p50":
-		return r.P50Micros.Median
+		return rec[0]
 	case "p90":
-		return r.P90Micros.Median
+		return rec[1]
 	case "p99":
-		return r.P99Micros.Median
+		return rec[3]
 	case "p99.9":
-		return r.P999Micros.Median
+		return rec[4]
 	case "max":
-		return r.MaxMicros.Median
+		return rec[5]
 	}
 	panic("unknown figure " + name)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
@@ -51,7 +52,7 @@ the bottleneck: GeneratorBound), in which case the run says nothing either way.
 				continue
 			}
 			fmt.Fprintf(&b, "\nGauntlet, `%s` on this machine: %s, trials %s.\n\n", d, r.BR.Status.Phase, r.BR.Status.Progress)
-			writeTable(&b, []string{"target", "scenario", "load", "req/s", "p50", "p90", "p99", "max", "errors", "CPU", "valid"}, gauntletRows(r))
+			writeTable(&b, []string{"target", "scenario", "load", "req/s", "src", "p50", "p90", "p99", "max", "k6 p99", "errors", "CPU", "valid"}, gauntletRows(r))
 			fmt.Fprintf(&b, "\n```sh\n%s\n```\n", r.Command)
 		}
 		b.WriteString("\nFindings:\n\n")
@@ -72,17 +73,23 @@ func gauntletRows(r *run) [][]string {
 		}
 		if row.Repetitions == 0 {
 			rows = append(rows, []string{row.Target, row.Scenario, local.LoadLabel(r.BR.Spec.Load, row.LoadPoint),
-				local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, valid})
+				local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure,
+				local.NoFigure, local.NoFigure, valid})
 			continue
 		}
 		cpu := local.NoFigure
 		if row.CPUMillicores != nil {
 			cpu = local.FormatMillicores(row.CPUMillicores.Median)
 		}
+		// The latency of record: the wire's when it was captured, k6's otherwise (src).
+		rec, src := results.Record(row), "k6"
+		if row.LatencySource == benchv1.LatencyWire {
+			src = "wire"
+		}
 		rows = append(rows, []string{row.Target, row.Scenario, local.LoadLabel(r.BR.Spec.Load, row.LoadPoint),
-			local.FormatMilliRPS(row.AchievedMilliRPS.Median), results.FormatMicros(row.P50Micros.Median),
-			results.FormatMicros(row.P90Micros.Median), results.FormatMicros(row.P99Micros.Median),
-			results.FormatMicros(row.MaxMicros.Median), local.FormatPPM(row.ErrorRatePPM.Median), cpu, valid})
+			local.FormatMilliRPS(row.AchievedMilliRPS.Median), src, results.FormatMicros(rec[0]),
+			results.FormatMicros(rec[1]), results.FormatMicros(rec[3]), results.FormatMicros(rec[5]),
+			results.FormatMicros(row.P99Micros.Median), local.FormatPPM(row.ErrorRatePPM.Median), cpu, valid})
 	}
 	return rows
 }

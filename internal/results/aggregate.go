@@ -123,9 +123,10 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 	}
 	latencyOfRecord(&r, ms, floor, addFlag, func(n string) { notes = append(notes, n) })
 	// A busy k6 inflates its own timings; when the wire is the record they are not the
-	// row's figures, and a generator that fell behind still shows as dropped iterations or
-	// a rate shortfall.
-	if busy && r.LatencySource == benchv1.LatencyWire {
+	// row's figures, and in an open model a generator that fell behind still shows as
+	// dropped iterations or a rate shortfall. In a closed model nothing else shows it: the
+	// throughput is then k6's, whatever the wire says of each request.
+	if busy && r.LatencySource == benchv1.LatencyWire && spec.Load.Model != "closed" {
 		notes = append(notes, fmt.Sprintf("k6 used over %d%% of its CPU: its own timings are inflated; the wire figures are the record", GeneratorBoundPercent))
 	} else if busy {
 		addFlag(FlagGeneratorBound)

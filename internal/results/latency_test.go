@@ -108,3 +108,21 @@ func TestSharedCoresInvalidatesEveryRow(t *testing.T) {
 		t.Fatalf("shared CPUs: %+v", rows[0])
 	}
 }
+
+// A busy k6 with the wire as the record: in an open model a note (a generator that fell
+// behind shows as dropped iterations or a shortfall); in a closed model GeneratorBound, since
+// the throughput is then k6's and nothing else says so.
+func TestBusyGeneratorWithWireRecord(t *testing.T) {
+	busy := []benchv1.Trial{withWire(measured(1, 1000000, 1500, 1800, 0, 0), 90, 900)} // 1800m of a 2000m limit
+	open := Aggregate(runSpec(), busy)[0]
+	if !open.Valid || slices.Contains(open.Flags, FlagGeneratorBound) || !strings.Contains(open.Message, "wire figures are the record") {
+		t.Errorf("open model: valid %v flags %v message %q", open.Valid, open.Flags, open.Message)
+	}
+	closed := runSpec()
+	closed.Load = benchv1.Load{Model: "closed", Connections: []int32{1000}}
+	busy[0].LoadPoint = 1000
+	r := Aggregate(closed, busy)[0]
+	if r.Valid || !slices.Contains(r.Flags, FlagGeneratorBound) || r.LatencySource != benchv1.LatencyWire {
+		t.Errorf("closed model: valid %v flags %v source %s; want GeneratorBound with the wire still the record", r.Valid, r.Flags, r.LatencySource)
+	}
+}
