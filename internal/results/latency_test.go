@@ -54,6 +54,14 @@ func TestWireIsTheLatencyOfRecord(t *testing.T) {
 	if Record(r)[3] != 1700 {
 		t.Errorf("record %v", Record(r))
 	}
+
+	// Every request seen, some never answered (k6 timed them out): the wire has no latency
+	// for the slowest requests, so k6 is the record.
+	trials[1].Result.Wire.Requests, trials[1].Result.Wire.Unanswered = 10_000, 40
+	r = Aggregate(spec, trials)[0]
+	if r.LatencySource != benchv1.LatencyGenerator || r.Wire != nil || !strings.Contains(r.Message, "40 unanswered") {
+		t.Fatalf("unanswered requests: %s %+v %q", r.LatencySource, r.Wire, r.Message)
+	}
 }
 
 func TestGeneratorFloorAndNoise(t *testing.T) {
