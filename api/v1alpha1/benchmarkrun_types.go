@@ -51,6 +51,11 @@ type BenchmarkRunSpec struct {
 	// +optional
 	SLO *SLO `json:"slo,omitempty"`
 
+	// Baseline, when set, compares every result row with the same row of an earlier run
+	// and sets the Regressed condition.
+	// +optional
+	Baseline *Baseline `json:"baseline,omitempty"`
+
 	// Cleanup says what happens to the objects a run created once it finishes.
 	// +optional
 	// +kubebuilder:default={policy: OnSuccess}
@@ -81,8 +86,10 @@ type Cleanup struct {
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targetNames`
 // +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline`
+// +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startedAt) || self.spec == oldSelf.spec",message="spec is immutable once the run has started (status.startedAt is set); create a new BenchmarkRun instead",fieldPath=".spec"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.baseline) || self.spec.baseline.run != self.metadata.name",message="spec.baseline.run names this run itself; name an earlier run",fieldPath=".spec.baseline.run"
 type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

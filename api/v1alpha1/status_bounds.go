@@ -21,7 +21,7 @@ const (
 	// MaxFailedChecks and MaxFailedCheckLength bound a target's failed contract checks.
 	MaxFailedChecks      = 10
 	MaxFailedCheckLength = 256
-	// MaxConditions bounds status.conditions (the operator sets 11 types).
+	// MaxConditions bounds status.conditions (the operator sets 12 types).
 	MaxConditions = 16
 	// MaxFlags bounds a result row's flags (4 exist).
 	MaxFlags = 8
@@ -47,6 +47,9 @@ func (s *BenchmarkRunStatus) Bound() {
 	}
 	for i := range s.Results {
 		s.Results[i].Message = Clip(s.Results[i].Message, MaxMessageLength)
+		if c := s.Results[i].Baseline; c != nil {
+			c.Message = Clip(c.Message, MaxMessageLength)
+		}
 	}
 }
 

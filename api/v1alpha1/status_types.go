@@ -30,7 +30,7 @@ type BenchmarkRunStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Accepted, DependenciesReady, DatabaseReady, TargetsReady, TargetsVerified,
-	// Complete, SLOMet, and Ready, Reconciling and Stalled for GitOps tools.
+	// Complete, SLOMet, Regressed, and Ready, Reconciling and Stalled for GitOps tools.
 	// Messages are cut to MaxConditionMessageLength (1024 bytes).
 	// +optional
 	// +listType=map
@@ -85,6 +85,10 @@ type BenchmarkRunStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=200
 	Results []ResultRow `json:"results,omitempty"`
+
+	// Baseline is the run the rows were compared with (spec.baseline).
+	// +optional
+	Baseline *BaselineRef `json:"baseline,omitempty"`
 
 	// LoadGeneratorSizing is, per load point, the k6 runners the trials get and why: the
 	// spec's parallelism and resources (sizing Fixed) or what Auto sizing chose.
@@ -366,4 +370,7 @@ type ResultRow struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
+	// Baseline is this row against the same row of spec.baseline's run.
+	// +optional
+	Baseline *Comparison `json:"baseline,omitempty"`
 }

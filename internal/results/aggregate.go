@@ -55,35 +55,46 @@ func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *bench
 	return flags
 }
 
-type rowKey struct {
-	target, scenario string
-	point            int32
+// RowKey is what a result row aggregates over: one target, scenario and load point.
+type RowKey struct {
+	Target, Scenario string
+	Point            int32
 }
 
-// Aggregate groups the succeeded trials by target, scenario and load point, in plan order,
-// and summarizes each figure over the repetitions.
-func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
-	var order []rowKey
-	groups := map[rowKey][]benchv1.Trial{}
-	fl := floors(trials)
+// Group gathers the trials that make result rows (finished, not calibration) by row, in
+// plan order.
+func Group(trials []benchv1.Trial) (order []RowKey, groups map[RowKey][]benchv1.Trial) {
+	groups = map[RowKey][]benchv1.Trial{}
 	for _, t := range trials {
-		if t.Calibration || t.Phase == benchv1.TrialSkipped || t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning {
+		if !MakesRow(t) || t.Phase == benchv1.TrialSkipped || t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning {
 			continue
 		}
-		k := rowKey{t.Target, t.Scenario, t.LoadPoint}
+		k := RowKey{t.Target, t.Scenario, t.LoadPoint}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], t)
 	}
+	return order, groups
+}
+
+// MakesRow says whether a trial's figures enter a result row: calibration trials are the
+// generator's floor, not a target's.
+func MakesRow(t benchv1.Trial) bool { return !t.Calibration }
+
+// Aggregate groups the succeeded trials by target, scenario and load point, in plan order,
+// and summarizes each figure over the repetitions.
+func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
+	order, groups := Group(trials)
+	fl := floors(trials)
 	rows := make([]benchv1.ResultRow, 0, len(order))
 	for _, k := range order {
-		rows = append(rows, row(spec, k, groups[k], fl[floorKey{k.scenario, k.point}]))
+		rows = append(rows, row(spec, k, groups[k], fl[floorKey{k.Scenario, k.Point}]))
 	}
 	return rows
 }
 
-func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor *benchv1.LatencyStats) benchv1.ResultRow {
+func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor *benchv1.LatencyStats) benchv1.ResultRow {
 	var ms []benchv1.Measurement
 	flagSet := map[string]bool{}
 	var flags, notes []string
@@ -101,7 +112,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 			continue
 		}
 		ms = append(ms, *t.Result)
-		for _, f := range Flags(*t.Result, spec.Load, k.point, spec.SLO) {
+		for _, f := range Flags(*t.Result, spec.Load, k.Point, spec.SLO) {
 			if f == FlagGeneratorBound {
 				busy = true // judged below, once the latency of record is known
 				continue
@@ -110,7 +121,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 		}
 	}
 	r := benchv1.ResultRow{
-		Target: k.target, Scenario: k.scenario, LoadPoint: k.point, Repetitions: int32(len(ms)),
+		Target: k.Target, Scenario: k.Scenario, LoadPoint: k.Point, Repetitions: int32(len(ms)),
 		AchievedMilliRPS:  over(ms, func(m benchv1.Measurement) int64 { return m.AchievedMilliRPS }),
 		P50Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P50Micros }),
 		P90Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P90Micros }),
@@ -139,7 +150,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 		s := over(ms, func(m benchv1.Measurement) int64 { return m.MemoryBytes })
 		r.MemoryBytes = &s
 	}
-	r.CostMicroUSDPerMillion = cost(spec, k.target, r.AchievedMilliRPS.Median)
+	r.CostMicroUSDPerMillion = cost(spec, k.Target, r.AchievedMilliRPS.Median)
 	r.SLO = verdict(spec.SLO, r)
 	if len(ms) == 0 {
 		notes = append(notes, "no repetition succeeded")
