@@ -60,15 +60,12 @@ type Comparison struct {
 	// BaselineMicros and Micros are the metric's medians over the repetitions of each run.
 	BaselineMicros int64 `json:"baselineMicros"`
 	Micros         int64 `json:"micros"`
-	// ShiftMicros is the Hodges-Lehmann shift; ShiftLowMicros and ShiftHighMicros bound its
-	// 95% confidence interval (absent when too few repetitions reach 95%).
+	// ShiftMicros is the Hodges-Lehmann shift: the median of the differences between this
+	// run's repetitions and the baseline's.
 	ShiftMicros int64 `json:"shiftMicros"`
-	// +optional
-	ShiftLowMicros *int64 `json:"shiftLowMicros,omitempty"`
-	// +optional
-	ShiftHighMicros *int64 `json:"shiftHighMicros,omitempty"`
-	// ShiftPPM, ShiftLowPPM and ShiftHighPPM are the same relative to BaselineMicros, in
-	// parts per million (+200000 is 20% slower).
+	// ShiftPPM is the shift relative to BaselineMicros, in parts per million (+200000 is 20%
+	// slower); ShiftLowPPM and ShiftHighPPM bound its 95% confidence interval (absent when
+	// too few repetitions reach 95%).
 	ShiftPPM int64 `json:"shiftPPM"`
 	// +optional
 	ShiftLowPPM *int64 `json:"shiftLowPPM,omitempty"`
@@ -78,9 +75,10 @@ type Comparison struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=16
 	PValue string `json:"pValue,omitempty"`
-	// Message says why a verdict is Inconclusive; at most MaxMessageLength (512) bytes.
+	// Message says why a verdict is Inconclusive; at most MaxComparisonMessageLength (256)
+	// bytes, so 200 rows' comparisons fit the status.
 	// +optional
-	// +kubebuilder:validation:MaxLength=512
+	// +kubebuilder:validation:MaxLength=256
 	Message string `json:"message,omitempty"`
 }
 

@@ -16,6 +16,8 @@ const (
 	MaxTrials = 200
 	// MaxMessageLength bounds a trial's message, a result row's message and the headline.
 	MaxMessageLength = 512
+	// MaxComparisonMessageLength bounds a result row's comparison with the baseline.
+	MaxComparisonMessageLength = 256
 	// MaxConditionMessageLength bounds a condition's message.
 	MaxConditionMessageLength = 1024
 	// MaxFailedChecks and MaxFailedCheckLength bound a target's failed contract checks.
@@ -48,7 +50,7 @@ func (s *BenchmarkRunStatus) Bound() {
 	for i := range s.Results {
 		s.Results[i].Message = Clip(s.Results[i].Message, MaxMessageLength)
 		if c := s.Results[i].Baseline; c != nil {
-			c.Message = Clip(c.Message, MaxMessageLength)
+			c.Message = Clip(c.Message, MaxComparisonMessageLength)
 		}
 	}
 }

@@ -53,9 +53,8 @@ func Judge(base, cur []int64, minEffectPPM int64) benchv1.Comparison {
 	rel := func(v float64) int64 { return int64(math.Round(v / ref * 1e6)) }
 	c.ShiftPPM = rel(hl.Estimate)
 	if !math.IsInf(hl.Low, 0) {
-		lo, hi := int64(math.Round(hl.Low)), int64(math.Round(hl.High))
 		loPPM, hiPPM := rel(hl.Low), rel(hl.High)
-		c.ShiftLowMicros, c.ShiftHighMicros, c.ShiftLowPPM, c.ShiftHighPPM = &lo, &hi, &loPPM, &hiPPM
+		c.ShiftLowPPM, c.ShiftHighPPM = &loPPM, &hiPPM
 	}
 	if len(base) < MinRepetitions || len(cur) < MinRepetitions {
 		c.Message = fmt.Sprintf("%d and %d repetitions: a verdict needs at least %d a side", len(base), len(cur), MinRepetitions)

@@ -43,7 +43,7 @@ func TestJudgeVerdicts(t *testing.T) {
 	// Separation at 4 a side: p = 2/70, shift of +100 µs on a median of 1001 µs.
 	got := Judge([]int64{1000, 1001, 1002, 1003}, []int64{1100, 1101, 1102, 1103}, fivePercent)
 	if got.PValue != "0.0286" || got.ShiftMicros != 100 || got.BaselineMicros != 1001 || got.ShiftPPM != 99900 ||
-		*got.ShiftLowMicros != 97 || *got.ShiftHighMicros != 103 || got.Verdict != benchv1.VerdictSlower {
+		*got.ShiftLowPPM != 96903 || *got.ShiftHighPPM != 102897 || got.Verdict != benchv1.VerdictSlower {
 		t.Fatalf("%+v", got)
 	}
 	if FormatShift(got) != "+10.0% [+9.7, +10.3]" {

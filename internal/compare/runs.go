@@ -217,3 +217,8 @@ func fractionPPM(s string) (int64, bool) {
 	}
 	return v, true
 }
+
+// Regressed reports whether the run's Regressed condition is True.
+func Regressed(run *benchv1.BenchmarkRun) bool {
+	return meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionRegressed)
+}

@@ -121,7 +121,7 @@ func exactTwoSided(n1, n2 int, groups []tieGroup, u2 int) float64 {
 	seen := 0
 	for _, g := range groups {
 		seen += g.size
-		reach := seen * (seen + 1) // no choice from the first groups sums higher
+		reach := seen * (seen + 1)            // no choice from the first groups sums higher
 		for k := min(n1, seen); k >= 0; k-- { // descending: each group is used once
 			for s := reach; s >= 0; s-- {
 				total := 0.0

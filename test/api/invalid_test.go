@@ -49,6 +49,7 @@ spec:
     duration: 5m
     repetitions: 3
   slo: {p99: 50ms, errorRate: "0.001"}
+  baseline: {run: earlier, metric: p99, minEffect: "0.05"}
   cleanup: {policy: OnSuccess, ttlSecondsAfterFinished: 3600}
 `
 
@@ -139,6 +140,11 @@ var invalidCases = []invalidCase{
 	{"warmup above its bound", set("spec.load.warmup", "61m"), "spec.load.warmup"},
 	{"request timeout above its bound", set("spec.load.requestTimeout", "6m"), "spec.load.requestTimeout"},
 	{"slo latency above its bound", set("spec.slo.p99", "2h"), "spec.slo.p99"},
+	{"baseline is the run itself", set("spec.baseline.run", "base"), "spec.baseline.run"},
+	{"baseline run not a name", set("spec.baseline.run", "Earlier Run"), "spec.baseline.run"},
+	{"baseline minimum effect zero", set("spec.baseline.minEffect", "0.000"), "spec.baseline.minEffect"},
+	{"baseline minimum effect as a percentage", set("spec.baseline.minEffect", "5%"), "spec.baseline.minEffect"},
+	{"baseline metric unknown", set("spec.baseline.metric", "mean"), "spec.baseline.metric"},
 }
 
 // Each invalid run is refused by the API server with a message naming the field, and

@@ -196,7 +196,7 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 	st.TargetNames = strings.Join(names, ",")
 	for _, c := range []string{benchv1.ConditionAccepted, benchv1.ConditionDependenciesReady, benchv1.ConditionDatabaseReady,
 		benchv1.ConditionTargetsReady, benchv1.ConditionTargetsVerified, benchv1.ConditionNodePoolsAvailable, benchv1.ConditionComplete,
-		benchv1.ConditionSLOMet, benchv1.ConditionReady, benchv1.ConditionReconciling, benchv1.ConditionStalled} {
+		benchv1.ConditionSLOMet, benchv1.ConditionRegressed, benchv1.ConditionReady, benchv1.ConditionReconciling, benchv1.ConditionStalled} {
 		st.Conditions = append(st.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionFalse, ObservedGeneration: big,
 			LastTransitionTime: at, Reason: "VerificationFailed", Message: long})
 	}
@@ -210,6 +210,10 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 		st.Trials = append(st.Trials, tr)
 	}
 	stat := benchv1.Stat{Median: big, Min: big, Max: big, CILow: &big, CIHigh: &big}
+	st.Baseline = &benchv1.BaselineRef{Run: strings.Repeat("b", 253), Source: strings.Repeat("s", 1024), Metric: "p999", MinEffect: "0.0001"}
+	comparison := benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: "p999", Source: benchv1.LatencyGenerator,
+		BaselineRepetitions: math.MaxInt32, BaselineMicros: big, Micros: big, ShiftMicros: -big, ShiftPPM: -big, ShiftLowPPM: ptr.To(-big), ShiftHighPPM: ptr.To(-big), PValue: "0.00000000000001",
+		Message: long}
 	for _, t := range trials {
 		if t.Repetition != 1 {
 			continue // one row per target x scenario x load point
@@ -220,7 +224,7 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 			MaxMicros: stat, ErrorRatePPM: stat, DroppedIterations: stat, CPUMillicores: &stat, MemoryBytes: &stat,
 			CostMicroUSDPerMillion: ptr.To(big), SLO: benchv1.VerdictMissed,
 			Flags:   []string{results.FlagGeneratorBound, results.FlagDroppedIterations, results.FlagRateShortfall, results.FlagErrorsAboveSLO, results.FlagFailedRepetitions},
-			Message: long,
+			Message: long, Baseline: comparison.DeepCopy(),
 		})
 	}
 	return st
