@@ -117,8 +117,9 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 			started = s.now
 		}
 		if !started.IsZero() {
-			start := started.Add(run.Spec.Load.Warmup.Std())
-			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(run.Spec.Load.Duration.Std())}
+			warmup, measure := plan.Windows(&run.Spec, plan.FromStatus(t))
+			start := started.Add(warmup)
+			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(measure)}
 		}
 	}
 	// late says what the trial waits for once it is past its deadline, "" before.

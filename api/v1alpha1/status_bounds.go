@@ -18,6 +18,9 @@ const (
 	MaxMessageLength = 512
 	// MaxComparisonMessageLength bounds a result row's comparison with the baseline.
 	MaxComparisonMessageLength = 256
+	// MaxSearchMessageLength bounds a capacity search's message, MaxStepReasonLength a step's reason.
+	MaxSearchMessageLength = 256
+	MaxStepReasonLength    = 128
 	// MaxConditionMessageLength bounds a condition's message.
 	MaxConditionMessageLength = 1024
 	// MaxFailedChecks and MaxFailedCheckLength bound a target's failed contract checks.
@@ -37,6 +40,13 @@ func (s *BenchmarkRunStatus) Bound() {
 		s.Conditions[i].Message = Clip(s.Conditions[i].Message, MaxConditionMessageLength)
 	}
 	s.Headline = Clip(s.Headline, MaxMessageLength)
+	s.Capacity = Clip(s.Capacity, MaxMessageLength)
+	for i := range s.Search {
+		s.Search[i].Message = Clip(s.Search[i].Message, MaxSearchMessageLength)
+		for j := range s.Search[i].Steps {
+			s.Search[i].Steps[j].Reason = Clip(s.Search[i].Steps[j].Reason, MaxStepReasonLength)
+		}
+	}
 	for i := range s.Targets {
 		t := &s.Targets[i]
 		t.FailedChecks = t.FailedChecks[:min(len(t.FailedChecks), MaxFailedChecks)]

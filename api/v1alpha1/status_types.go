@@ -54,6 +54,12 @@ type BenchmarkRunStatus struct {
 	// +kubebuilder:validation:MaxLength=512
 	Headline string `json:"headline,omitempty"`
 
+	// Capacity is the capacity searches' answers, for the printer column, such as
+	// "go/ping 480/s, node/ping >=1200/s" (">=": a lower bound).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Capacity string `json:"capacity,omitempty"`
+
 	// StartedAt is when the first object was created; from then on the spec is immutable.
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
@@ -85,6 +91,13 @@ type BenchmarkRunStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=200
 	Results []ResultRow `json:"results,omitempty"`
+
+	// Search is each capacity search (spec.load.search), one per target and scenario: its
+	// steps and its answer.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	Search []CapacitySearch `json:"search,omitempty"`
 
 	// Baseline is the run the rows were compared with (spec.baseline).
 	// +optional
@@ -161,6 +174,15 @@ type Trial struct {
 	Scenario   string `json:"scenario"`
 	LoadPoint  int32  `json:"loadPoint"`
 	Repetition int32  `json:"repetition"`
+
+	// SearchStep is the step of a capacity search this trial is, from 1 (0: a trial of a
+	// fixed load point).
+	// +optional
+	SearchStep int32 `json:"searchStep,omitempty"`
+	// Short marks a search's bracketing or bisecting trial, measured with the search's step
+	// windows: its figures judge the step and make no result row.
+	// +optional
+	Short bool `json:"short,omitempty"`
 
 	// Calibration marks a generator-floor trial: the same plan driven against the null
 	// responder instead of a target (Target is "null-responder"), once per scenario and load

@@ -38,7 +38,7 @@ func OptionsFrom(b *benchv1.Baseline) (Options, error) {
 	if metricIndex(o.Metric) < 0 {
 		return o, fmt.Errorf("spec.baseline.metric: %q is not one of p50, p90, p95, p99, p999", o.Metric)
 	}
-	ppm, ok := fractionPPM(o.MinEffect)
+	ppm, ok := results.ParseFraction(o.MinEffect)
 	if !ok || ppm <= 0 || ppm >= 1_000_000 {
 		return o, fmt.Errorf("spec.baseline.minEffect: %q is not a decimal fraction between 0 and 1 such as \"0.05\"", o.MinEffect)
 	}
@@ -200,22 +200,6 @@ func values(ms []benchv1.Measurement, src benchv1.LatencySource, idx int) []int6
 		out = append(out, v[idx])
 	}
 	return out
-}
-
-// fractionPPM reads a decimal fraction with at most 6 decimals ("0.05") as parts per million.
-func fractionPPM(s string) (int64, bool) {
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole != "0" && whole != "1" || len(frac) > 6 || strings.Trim(frac, "0123456789") != "" {
-		return 0, false
-	}
-	var v int64
-	for _, ch := range (frac + "000000")[:6] {
-		v = v*10 + int64(ch-'0')
-	}
-	if whole == "1" {
-		v += 1_000_000
-	}
-	return v, true
 }
 
 // Regressed reports whether the run's Regressed condition is True.

@@ -79,8 +79,14 @@ func Group(trials []benchv1.Trial) (order []RowKey, groups map[RowKey][]benchv1.
 }
 
 // MakesRow says whether a trial's figures enter a result row: calibration trials are the
-// generator's floor, not a target's.
-func MakesRow(t benchv1.Trial) bool { return !t.Calibration }
+// generator's floor, not a target's, and a capacity search's short steps only judge a rate.
+func MakesRow(t benchv1.Trial) bool { return !t.Calibration && !t.Short }
+
+// TrialRow is one trial judged as a row of its own: its flags, validity and SLO verdict,
+// exactly as a row of that trial alone would have them (a capacity search's step).
+func TrialRow(spec *benchv1.BenchmarkRunSpec, t benchv1.Trial) benchv1.ResultRow {
+	return row(spec, RowKey{t.Target, t.Scenario, t.LoadPoint}, []benchv1.Trial{t}, nil)
+}
 
 // Aggregate groups the succeeded trials by target, scenario and load point, in plan order,
 // and summarizes each figure over the repetitions.
@@ -203,6 +209,12 @@ func verdict(slo *benchv1.SLO, r benchv1.ResultRow) benchv1.Verdict {
 // achieved rate, per million requests, in micro-USD. The pool is dedicated, so the whole
 // node is charged to the target.
 func cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 {
+	return Cost(spec, target, milliRPS)
+}
+
+// Cost is the cost per million requests of a target served at milliRPS, in micro-USD (nil
+// without an hourly price for its node pool).
+func Cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 {
 	if milliRPS <= 0 {
 		return nil
 	}
@@ -224,6 +236,22 @@ func cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 
 // ppm reads a decimal fraction such as "0.001" as parts per million (the schema allows at
 // most 6 decimals).
 func ppm(fraction string) int64 { return micros(fraction) }
+
+// FormatFraction prints parts per million as a percentage: 50000 is "5%".
+func FormatFraction(ppm int64) string {
+	return strconv.FormatFloat(float64(ppm)/1e4, 'g', 4, 64) + "%"
+}
+
+// ParseFraction reads a decimal fraction between 0 and 1 with at most 6 decimals ("0.05")
+// as parts per million; ok is false for anything else.
+func ParseFraction(s string) (ppm int64, ok bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole != "0" && whole != "1" || len(frac) > 6 || strings.Trim(frac, "0123456789") != "" {
+		return 0, false
+	}
+	v := micros(s)
+	return v, v <= 1_000_000
+}
 
 // micros reads a non-negative decimal with at most 6 decimals as millionths, exactly.
 func micros(decimal string) int64 {
