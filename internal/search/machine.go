@@ -33,6 +33,7 @@ type machine struct {
 	confirmRate         int32
 	confirmN, confirmOK int32
 	confirmGen          bool
+	confirmAchieved     int32 // the least a failing full-length repetition achieved, when short of the rate
 	rounds              int
 	widthReached        bool
 	done                bool
@@ -190,7 +191,7 @@ func (m *machine) observeConfirm(j judged) {
 		}
 	}
 	m.passed = slices.DeleteFunc(m.passed, func(p int32) bool { return p >= m.upper })
-	m.widthReached, m.long, m.estimate, m.probeAbove = false, true, m.confirmAchieved, false
+	m.widthReached, m.long, m.estimate, m.probeAbove = false, true, m.confirmAchieved, true
 	m.advance()
 }
 
