@@ -58,6 +58,8 @@ const (
 	// ReasonBaselineCompared and ReasonRegressed are the events of the baseline comparison.
 	ReasonBaselineCompared = "BaselineCompared"
 	ReasonRegressed        = "Regressed"
+	// ReasonSearchStep is the event of a capacity search's progress.
+	ReasonSearchStep = "SearchStep"
 	// ReasonImageNotAllowed: a bring-your-own image is outside the operator's allow-list.
 	ReasonImageNotAllowed = "ImageNotAllowed"
 )

@@ -22,9 +22,10 @@ func (r *BenchmarkRunReconciler) results(ctx context.Context, s *scope) (ctrl.Re
 	run.Status.Results = results.Aggregate(&run.Spec, run.Status.Trials)
 	compare.CarryOver(old, run.Status.Results)
 	run.Status.Headline = results.Headline(run.Status.Results)
-	if run.Spec.SLO != nil && len(run.Status.Results) > 0 {
+	r.searchStatus(s)
+	if rows := sloRows(run); run.Spec.SLO != nil && len(rows) > 0 {
 		var missed []string
-		for _, row := range run.Status.Results {
+		for _, row := range rows {
 			if row.SLO == benchv1.VerdictMissed {
 				missed = append(missed, fmt.Sprintf("%s/%s@%d", row.Target, row.Scenario, row.LoadPoint))
 			}

@@ -35,6 +35,7 @@ const testRunRunning = "TestRunRunning"
 // trial finds its TestRun by name and carries on.
 func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
+	r.advanceSearch(s) // a search appends its next step once the previous one is judged
 	next := -1
 	for i, t := range run.Status.Trials {
 		if t.Phase == benchv1.TrialRunning || t.Phase == benchv1.TrialPending {

@@ -231,7 +231,9 @@ func (r *runner) execute(ctx context.Context) string {
 		return ""
 	}
 	st.Phase = benchv1.PhaseRunning
-	for i := range st.Trials {
+	r.advanceSearch() // a search whose first step was skipped says so now
+	// A capacity search appends trials as its steps finish: the list grows while it runs.
+	for i := 0; i < len(st.Trials); i++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -242,6 +244,9 @@ func (r *runner) execute(ctx context.Context) string {
 		r.progress.begin(i)
 		r.runTrial(ctx, t)
 		r.progress.end(i)
+		if ctx.Err() == nil {
+			r.advanceSearch()
+		}
 		st.Progress = results.Progress(st.Trials)
 	}
 	return ""

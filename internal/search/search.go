@@ -142,7 +142,7 @@ func answer(spec *benchv1.BenchmarkRunSpec, m *machine, cs *benchv1.CapacitySear
 	switch {
 	case !m.widthReached:
 		cs.Confidence = benchv1.ConfidenceLow
-	case m.confirmOK == m.c.reps && m.noisy == 0:
+	case m.confirmOK == m.c.reps && m.noisy == 0 && m.rounds == 0:
 		cs.Confidence = benchv1.ConfidenceHigh
 	default:
 		cs.Confidence = benchv1.ConfidenceMedium
@@ -158,6 +158,9 @@ func answer(spec *benchv1.BenchmarkRunSpec, m *machine, cs *benchv1.CapacitySear
 	}
 	if !m.widthReached {
 		cs.Message += fmt.Sprintf("; the steps ran out before the width (%s) was reached", results.FormatFraction(m.c.widthPPM))
+	}
+	if m.rounds > 0 {
+		cs.Message += fmt.Sprintf("; full-length repetitions overturned a rate the short trials passed (%d time(s)): later steps were full-length", m.rounds)
 	}
 	if m.noisy > 0 {
 		cs.Message += fmt.Sprintf("; %d rate(s) gave contradictory trials and were decided by majority", m.noisy)

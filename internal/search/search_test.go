@@ -235,3 +235,31 @@ func TestSearchProperty(t *testing.T) {
 		}
 	}
 }
+
+func TestNewsDescribesEachStep(t *testing.T) {
+	spec := searchSpec(400, 1_000_000, "0.05", 16)
+	planned, _ := plan.Build(spec, nil)
+	st := &benchv1.BenchmarkRunStatus{Trials: []benchv1.Trial{planned[0].Status()}}
+	tg := target{capacity: 480}
+	var lines []string
+	for i := 0; i < 50; i++ {
+		before := Status(spec, st.Trials)
+		for j := range st.Trials {
+			if tr := &st.Trials[j]; tr.Phase == benchv1.TrialPending {
+				tr.Phase, tr.Result = benchv1.TrialSucceeded, tg.measure(*tr)
+			}
+		}
+		n := Advance(spec, st)
+		lines = append(lines, News(before, Status(spec, st.Trials))...)
+		if n == 0 {
+			break
+		}
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{"search go/ping: bracket 400/s Pass; next: bracket 800/s", "bracket 800/s Fail (RateShortfall",
+		"next: bisect 480/s", "done: 480/s; 504/s failed"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in:\n%s", want, all)
+		}
+	}
+}
