@@ -115,6 +115,12 @@ func newRunCmd() *cobra.Command {
 			if err := local.WriteTable(w, run); err != nil {
 				return err
 			}
+			if len(run.Status.Search) > 0 {
+				fmt.Fprintln(w)
+				if err := local.WriteSearch(w, run); err != nil {
+					return err
+				}
+			}
 			if run.Status.Baseline != nil || run.Spec.Baseline != nil {
 				fmt.Fprintln(w)
 				if err := local.WriteComparison(w, run); err != nil {
