@@ -110,7 +110,7 @@ func TestCapacitySearchThroughTheReconciler(t *testing.T) {
 		}
 	}
 	all := strings.Join(searchEvents, "\n")
-	for _, want := range []string{"search go/ping: bracket 100/s Pass", "Fail (RateShortfall", "search go/ping: done:", "search fast/ping: done: at least"} {
+	for _, want := range []string{"search go/ping: bracket 100/s Pass", "Fail (RateShortfall", "; done: 480/s", "; done: at least 1000/s: the load generator saturated"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("no event %q in:\n%s", want, all)
 		}
