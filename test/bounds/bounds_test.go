@@ -215,8 +215,8 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 		BaselineRepetitions: math.MaxInt32, BaselineMicros: big, Micros: big, ShiftMicros: -big, ShiftPPM: -big, ShiftLowPPM: ptr.To(-big), ShiftHighPPM: ptr.To(-big), PValue: "0.00000000000001",
 		Message: long}
 	for _, t := range trials {
-		if t.Repetition != 1 {
-			continue // one row per target x scenario x load point
+		if t.Repetition != 1 || t.Short {
+			continue // one row per target x scenario x load point; a search's short steps make none
 		}
 		st.Results = append(st.Results, benchv1.ResultRow{
 			Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetitions: math.MaxInt32,
@@ -313,4 +313,80 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A capacity search adds trials as it goes: at most maxSteps + 2 x repetitions per target
+// and scenario (internal/search keeps to that; the CEL rule counts it). At its worst every
+// one is a full-length trial at a rate of its own (a row each), and status.search repeats
+// each as a step: that status must fit too.
+func TestSearchStatusFits(t *testing.T) {
+	largest := 0
+	for _, c := range []struct {
+		targets, scenarios, points, reps, steps int
+	}{{1, 1, 16, 1, 40}, {4, 1, 1, 1, 40}, {2, 2, 4, 1, 40}, {1, 4, 1, 2, 40}, {8, 1, 1, 3, 16}, {32, 1, 0, 1, 2}, {10, 5, 0, 1, 2}, {7, 7, 0, 1, 2}} {
+		s := shape{c.targets, c.scenarios, c.points, c.reps, false, "long", runNames[2]}
+		raw := map[string]any{}
+		_ = yaml.Unmarshal(s.document(), &raw)
+		load := raw["spec"].(map[string]any)["load"].(map[string]any)
+		load["search"] = map[string]any{"maxSteps": c.steps}
+		if c.points == 0 {
+			delete(load, "rates")
+		}
+		doc, _ := yaml.Marshal(raw)
+		d := validator.Validate(context.Background(), doc)
+		if len(d.Errors) > 0 {
+			t.Fatalf("%+v: refused: %v", c, d.Errors)
+		}
+		run := d.Run
+		planned, err := plan.Build(&run.Spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Fill every search to its bound with full-length steps at rates of their own (its
+		// first step is always short: plan.Build's, a row of none).
+		perSearch := c.steps + 2*c.reps
+		for _, sc := range run.Spec.Scenarios {
+			for _, tg := range run.Spec.Targets {
+				for step := int32(2); step <= int32(perSearch); step++ {
+					planned = append(planned, plan.Trial{Index: int32(len(planned)), Target: tg.Name, Scenario: sc.Name,
+						LoadPoint: 10_000_000 - step, Repetition: 1, SearchStep: step, Name: plan.SearchTrialName(tg.Name, sc.Name, step)})
+				}
+			}
+		}
+		if len(planned) > benchv1.MaxTrials {
+			t.Fatalf("%+v: %d trials accepted, more than %d", c, len(planned), benchv1.MaxTrials)
+		}
+		st := worstStatus(run, planned)
+		// Every full-length search trial makes a row of its own (worstStatus made rows of
+		// repetition 1 only, which is every one of them here).
+		long := strings.Repeat("é", 50000)
+		big := int64(math.MaxInt64)
+		for _, sc := range run.Spec.Scenarios {
+			for _, tg := range run.Spec.Targets {
+				cs := benchv1.CapacitySearch{Target: tg.Name, Scenario: sc.Name, Phase: benchv1.SearchConfirming, CapacityRPS: math.MaxInt32,
+					UpperRPS: math.MaxInt32, Bound: benchv1.BoundCapacity, Confidence: benchv1.ConfidenceMedium, PassedRepetitions: math.MaxInt32,
+					Repetitions: math.MaxInt32, CostMicroUSDPerMillion: ptr.To(big), Message: long}
+				for _, tr := range planned {
+					if tr.Target == tg.Name && tr.Scenario == sc.Name && tr.SearchStep > 0 {
+						cs.Steps = append(cs.Steps, benchv1.SearchStep{Trial: tr.Name, Kind: benchv1.StepConfirm, RPS: math.MaxInt32,
+							Outcome: benchv1.StepGeneratorLimited, P99Micros: big, AchievedMilliRPS: big, Reason: long})
+					}
+				}
+				st.Search = append(st.Search, cs)
+			}
+		}
+		st.Capacity = long
+		st.Bound()
+		size := statusSize(t, st)
+		largest = max(largest, size)
+		if size >= maxStatusBytes {
+			t.Errorf("%+v: worst status with a search is %d bytes, over %d", c, size, maxStatusBytes)
+		}
+		run.Status = st
+		whole, _ := json.Marshal(run)
+		if d := validator.Validate(context.Background(), whole); len(d.Errors) > 0 {
+			t.Errorf("%+v: the bounded worst status is refused by the schema: %v", c, d.Errors)
+		}
+	}
+	t.Logf("largest worst status with a search: %d bytes (bound %d)", largest, maxStatusBytes)
 }
