@@ -24,6 +24,10 @@ func TestScaleLoad(t *testing.T) {
 	if want := []int32{1000, 200, 1}; !slices.Equal(spec.Load.Rates, want) { // 0.4 rounds up to the floor of 1
 		t.Errorf("rates %v, want %v", spec.Load.Rates, want)
 	}
+	searching := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Search: &benchv1.Search{Start: 100, MaxRate: 1_000_000}}}
+	if err := ScaleLoad(&searching, 0.02); err != nil || searching.Load.Search.Start != 2 || searching.Load.Search.MaxRate != 20000 {
+		t.Errorf("search: %+v %v", searching.Load.Search, err)
+	}
 	closed := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "closed", Connections: []int32{10, 12}}}
 	err := ScaleLoad(&closed, 0.1)
 	if err == nil || !strings.Contains(err.Error(), "spec.load.connections[0] = 10 and spec.load.connections[1] = 12 both to 1") {
