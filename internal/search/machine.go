@@ -2,7 +2,6 @@ package search
 
 import (
 	"fmt"
-	"slices"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
@@ -23,8 +22,11 @@ type machine struct {
 	// estimate is the throughput a failing step achieved when it fell short of the offered
 	// rate: in an open model, what an overloaded server serves is about its capacity, so
 	// it is the next rate tried (then a width above it), before plain bisection.
-	estimate   int32
-	probeAbove bool // the last pass was at an estimate: try a width above it next
+	estimate int32
+	// probeAbove: the last pass was at an estimate (or a probe, or a long step down): the
+	// capacity is likely close above, so the next rate is a width higher, not the midpoint.
+	probeAbove bool
+	downs      int // full-length steps down from upper with nothing passed: each goes twice as far
 	// long: full-length repetitions overturned a rate the short trials passed, so the rest
 	// of the search uses full-length steps (MLRsearch lengthens trials as it narrows).
 	long bool
@@ -95,7 +97,7 @@ func (m *machine) decide(pass, byGenerator bool, reason string, achievedMil int6
 		m.noisy++
 	}
 	m.passes, m.fails = 0, 0
-	m.probeAbove = pass && m.rate == m.estimate
+	m.probeAbove = pass && (m.rate == m.estimate || m.probeAbove || (m.long && m.lower == 0))
 	m.estimate = 0
 	if pass {
 		m.lower = max(m.lower, m.rate)
@@ -126,6 +128,11 @@ func (m *machine) advance() {
 		m.failed = fmt.Sprintf("no rate passed within %d steps; the lowest tried, %d/s, failed (%s)", m.c.maxSteps, m.upper, m.upperReason)
 	case m.lower == 0 && m.estimate > 0 && m.estimate < m.upper:
 		m.rate = m.estimate
+	case m.lower == 0 && m.long:
+		// Full-length steps overturned the short ones near here: step down from the
+		// failure by twice the width, then four times, and so on, not by half at once.
+		m.downs++
+		m.rate = max(1, m.upper-int32(max(1, int64(m.upper)*m.c.widthPPM*(1<<m.downs)/1_000_000)))
 	case m.lower == 0:
 		m.rate = max(m.upper/growth, 1)
 	case int64(m.upper-m.lower)*1_000_000 <= m.c.widthPPM*int64(m.lower) || m.upper-m.lower <= 1:
@@ -183,15 +190,11 @@ func (m *machine) observeConfirm(j judged) {
 		m.failed = fmt.Sprintf("full-length repetitions overturned the short trials %d times; last at %d/s: %s", m.rounds, m.confirmRate, m.upperReason)
 		return
 	}
-	// The next highest rate the short trials passed, below the overturned one.
-	m.lower = 0
-	for _, p := range m.passed {
-		if p < m.upper {
-			m.lower = max(m.lower, p)
-		}
-	}
-	m.passed = slices.DeleteFunc(m.passed, func(p int32) bool { return p >= m.upper })
-	m.widthReached, m.long, m.estimate, m.probeAbove = false, true, m.confirmAchieved, true
+	// What the short trials passed is superseded by the longer ones (MLRsearch): from here
+	// the search goes on with full-length steps, from the throughput the failing
+	// repetitions achieved, with no pass carried over.
+	m.lower, m.passed = 0, nil
+	m.widthReached, m.long, m.estimate, m.probeAbove = false, true, m.confirmAchieved, false
 	m.advance()
 }
 

@@ -263,3 +263,22 @@ func TestNewsDescribesEachStep(t *testing.T) {
 		}
 	}
 }
+
+// A queue fills slowly: short trials pass a little above what a full-length window holds.
+// Whatever the gap (up to 10%), the full-length repetitions overturn the short answer and
+// the search still ends within the width of the sustained capacity, within its budget.
+func TestSearchPropertyShortTrialsOptimistic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for i := 0; i < 300; i++ {
+		long := int32(20 + rng.IntN(100_000))
+		short := long + int32(float64(long)*rng.Float64()*0.10)
+		spec := searchSpec(int32(1+rng.IntN(200)), 10_000_000, "0.05", 24)
+		s, trials := drive(t, spec, target{capacity: short, longCapacity: long})
+		if len(trials) > 24+2*3 {
+			t.Fatalf("long %d short %d: %d trials", long, short, len(trials))
+		}
+		if s.Phase != benchv1.SearchDone || s.CapacityRPS > long || float64(s.CapacityRPS) < 0.95*float64(long)-1 {
+			t.Fatalf("long %d short %d: %+v", long, short, s)
+		}
+	}
+}

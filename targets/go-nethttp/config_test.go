@@ -2,8 +2,10 @@ package main
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -37,6 +39,7 @@ func TestLoadConfig(t *testing.T) {
 		{"DB_PREPARED", "yes", "DB_PREPARED"},
 		{"EXTRA_CPU_MICROS", "-5", "EXTRA_CPU_MICROS"},
 		{"EXTRA_CPU_MICROS", "2s", "EXTRA_CPU_MICROS"},
+		{"EXTRA_WAIT_MICROS", "x", "EXTRA_WAIT_MICROS"},
 	}
 	for _, b := range bad {
 		if _, err := loadConfig(env(map[string]string{b.key: b.value})); err == nil || !strings.Contains(err.Error(), b.mention) {
@@ -51,11 +54,33 @@ func TestExtraCPU(t *testing.T) {
 	if got := withExtraCPU(0, h); reflect.ValueOf(got).Pointer() != reflect.ValueOf(h).Pointer() {
 		t.Fatal("EXTRA_CPU_MICROS=0 must not wrap the handler")
 	}
+	if got := withSerialWait(0, h); reflect.ValueOf(got).Pointer() != reflect.ValueOf(h).Pointer() {
+		t.Fatal("EXTRA_WAIT_MICROS=0 must not wrap the handler")
+	}
 	before := threadCPU()
 	start := time.Now()
 	burnCPU(2 * time.Millisecond)
 	used := threadCPU() - before
 	if used < 2*time.Millisecond || used > 3*time.Millisecond {
 		t.Fatalf("burnCPU(2ms) used %v of CPU (%v wall)", used, time.Since(start))
+	}
+}
+
+// Requests under EXTRA_WAIT_MICROS take their wait one at a time: 8 concurrent requests of
+// 5 ms take at least 40 ms.
+func TestSerialWait(t *testing.T) {
+	h := withSerialWait(5*time.Millisecond, http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/ping", nil))
+		}()
+	}
+	wg.Wait()
+	if d := time.Since(start); d < 40*time.Millisecond {
+		t.Fatalf("8 requests of 5 ms took %v: not one at a time", d)
 	}
 }

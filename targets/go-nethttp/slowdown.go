@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -44,4 +45,21 @@ func threadCPU() time.Duration {
 	var ts syscall.Timespec
 	_, _, _ = syscall.RawSyscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0)
 	return time.Duration(ts.Nano())
+}
+
+// withSerialWait makes every request wait d while holding one process-wide lock: a server
+// that serves one request at a time at a fixed cost, so its capacity is known beforehand
+// (about 1/d) whatever else the machine runs (EXTRA_WAIT_MICROS, for capacity-search
+// tests). With d = 0 the handler is returned as it is.
+func withSerialWait(d time.Duration, next http.Handler) http.Handler {
+	if d <= 0 {
+		return next
+	}
+	var mu sync.Mutex
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		time.Sleep(d)
+		mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
 }
