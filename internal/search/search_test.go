@@ -282,3 +282,32 @@ func TestSearchPropertyShortTrialsOptimistic(t *testing.T) {
 		}
 	}
 }
+
+// k6 starved on a busy machine drops iterations with its VUs idle and the target answering
+// fast: that step is the generator's. A saturated target keeps every VU busy: its own.
+func TestGeneratorFallingBehindIsNotTheTarget(t *testing.T) {
+	spec := searchSpec(100, 1_000_000, "0.05", 16)
+	vus := int32(200)
+	spec.Load.MaxVUs = &vus
+	step := func(achievedMil, p90 int64) judged {
+		return judge(spec, benchv1.Trial{Target: "go", Scenario: "ping", LoadPoint: 1600, Phase: benchv1.TrialSucceeded,
+			Result: &benchv1.Measurement{Requests: 1000, AchievedMilliRPS: achievedMil, P50Micros: p90 / 2, P90Micros: p90, P99Micros: 2 * p90,
+				DroppedIterations: 500}})
+	}
+	if j := step(1_353_000, 3000); j.outcome != benchv1.StepGeneratorLimited || !strings.Contains(j.reason, "k6 fell behind") {
+		t.Fatalf("starved k6: %+v", j)
+	}
+	// 1000/s at 40 ms each: 40 requests in flight of 200 VUs... still the generator's;
+	// at 180 ms, 180 of 200: the target's queue holds the VUs.
+	if j := step(1_000_000, 40_000); j.outcome != benchv1.StepGeneratorLimited {
+		t.Fatalf("40 VUs busy: %+v", j)
+	}
+	if j := step(1_000_000, 180_000); j.outcome != benchv1.StepFail || !strings.Contains(j.reason, "DroppedIterations") {
+		t.Fatalf("VUs exhausted: %+v", j)
+	}
+	// Past the SLO it is the target's whatever the VUs: p99 2 x 30 ms > 50 ms here.
+	spec.SLO.P99 = "50ms"
+	if j := step(1_353_000, 30_000); j.outcome != benchv1.StepFail {
+		t.Fatalf("SLO missed: %+v", j)
+	}
+}
