@@ -55,6 +55,11 @@ const (
 	// ReasonAllRequestsFailed: every measured trial had 100% errors; the run is Failed
 	// (Complete=False with this reason): nothing a target served was measured.
 	ReasonAllRequestsFailed = "AllRequestsFailed"
+	// ReasonBaselineCompared and ReasonRegressed are the events of the baseline comparison.
+	ReasonBaselineCompared = "BaselineCompared"
+	ReasonRegressed        = "Regressed"
+	// ReasonSearchStep is the event of a capacity search's progress.
+	ReasonSearchStep = "SearchStep"
 	// ReasonImageNotAllowed: a bring-your-own image is outside the operator's allow-list.
 	ReasonImageNotAllowed = "ImageNotAllowed"
 	// ReasonCalibrationSkipped and ReasonCalibrationFailed: the generator floor was not

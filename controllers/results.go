@@ -9,19 +9,23 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
 // results aggregates the trials with internal/results (the local mode's code), every pass,
 // and finishes the run once every trial has run.
-func (r *BenchmarkRunReconciler) results(_ context.Context, s *scope) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) results(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	run.Status.Progress = results.Progress(run.Status.Trials)
+	old := run.Status.Results
 	run.Status.Results = results.Aggregate(&run.Spec, run.Status.Trials)
+	compare.CarryOver(old, run.Status.Results)
 	run.Status.Headline = results.Headline(run.Status.Results)
-	if run.Spec.SLO != nil && len(run.Status.Results) > 0 {
+	r.searchStatus(s)
+	if rows := sloRows(run); run.Spec.SLO != nil && len(rows) > 0 {
 		var missed []string
-		for _, row := range run.Status.Results {
+		for _, row := range rows {
 			if row.SLO == benchv1.VerdictMissed {
 				missed = append(missed, fmt.Sprintf("%s/%s@%d", row.Target, row.Scenario, row.LoadPoint))
 			}
@@ -34,6 +38,9 @@ func (r *BenchmarkRunReconciler) results(_ context.Context, s *scope) (ctrl.Resu
 	}
 	if run.Status.Phase != benchv1.PhaseAnalyzing {
 		return ctrl.Result{}, nil
+	}
+	if err := r.compareBaseline(ctx, s); err != nil {
+		return ctrl.Result{}, err
 	}
 	setCondition(run, benchv1.ConditionComplete, metav1.ConditionTrue, ReasonAllTrialsRan, "every trial has run: "+run.Status.Progress)
 	run.Status.FinishedAt = &metav1.Time{Time: s.now}

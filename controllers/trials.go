@@ -35,6 +35,7 @@ const testRunRunning = "TestRunRunning"
 // trial finds its TestRun by name and carries on.
 func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
+	r.advanceSearch(s) // a search appends its next step once the previous one is judged
 	next := -1
 	for i, t := range run.Status.Trials {
 		if t.Phase == benchv1.TrialRunning || t.Phase == benchv1.TrialPending {
@@ -116,8 +117,9 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 			started = s.now
 		}
 		if !started.IsZero() {
-			start := started.Add(run.Spec.Load.Warmup.Std())
-			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(run.Spec.Load.Duration.Std())}
+			warmup, measure := plan.Windows(&run.Spec, plan.FromStatus(t))
+			start := started.Add(warmup)
+			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(measure)}
 		}
 	}
 	// late says what the trial waits for once it is past its deadline, "" before.

@@ -10,7 +10,7 @@ import (
 // References are checked in the schema, so a bad spec is refused by the API server itself:
 // +kubebuilder:validation:XValidation:rule="!has(self.targets) || self.targets.all(t, !has(t.nodePool) || (has(self.nodePools) && self.nodePools.exists(p, p.name == t.nodePool)))",message="every targets[].nodePool must name an entry of spec.nodePools",fieldPath=".targets"
 // +kubebuilder:validation:XValidation:rule="!has(self.loadGenerator) || !has(self.loadGenerator.nodePool) || (has(self.nodePools) && self.nodePools.exists(p, p.name == self.loadGenerator.nodePool))",message="loadGenerator.nodePool must name an entry of spec.nodePools",fieldPath=".loadGenerator.nodePool"
-// +kubebuilder:validation:XValidation:rule="size(self.scenarios) * (has(self.load.model) && self.load.model == 'closed' ? (has(self.load.connections) ? size(self.load.connections) : 0) : (has(self.load.rates) ? size(self.load.rates) : 0)) * (size(self.targets) * (has(self.load.repetitions) ? self.load.repetitions : 3) + 1) <= 200",message="too many trials: scenarios x load points x (targets x repetitions + 1 generator-floor trial) must be at most 200, so the run's status fits one object; split the comparison into several runs",fieldPath=".load.repetitions"
+// +kubebuilder:validation:XValidation:rule="size(self.scenarios) * (size(self.targets) * ((has(self.load.model) && self.load.model == 'closed' ? (has(self.load.connections) ? size(self.load.connections) : 0) : (has(self.load.rates) ? size(self.load.rates) : 0)) * (has(self.load.repetitions) ? self.load.repetitions : 3) + (has(self.load.search) ? (has(self.load.search.maxSteps) ? self.load.search.maxSteps : 16) + 2 * (has(self.load.repetitions) ? self.load.repetitions : 3) : 0)) + (has(self.load.model) && self.load.model == 'closed' ? (has(self.load.connections) ? size(self.load.connections) : 0) : (has(self.load.rates) ? size(self.load.rates) : 0))) <= 180",message="too many trials: scenarios x (targets x (load points x repetitions + search.maxSteps + 2 x repetitions when searching) + one generator-floor trial per load point) must be at most 180, so the run's status fits one object; split the comparison into several runs",fieldPath=".load.repetitions"
 // +kubebuilder:validation:XValidation:rule="has(self.database) || !self.scenarios.exists(s, (has(s.workload) && s.workload in ['db-ping', 'db-time', 'db-document', 'db-documents']) || (has(s.requests) && s.requests.exists(r, r.path.startsWith('/api/db/'))))",message="a scenario reads the database (a db-* workload or an /api/db/ path) but spec.database is not set",fieldPath=".database"
 // +kubebuilder:validation:XValidation:rule="!has(self.loadGenerator) || !has(self.loadGenerator.sizing) || self.loadGenerator.sizing != 'Auto' || !has(self.load.model) || self.load.model == 'open'",message="loadGenerator.sizing Auto sizes runners from the rate: it needs load.model open",fieldPath=".loadGenerator.sizing"
 type BenchmarkRunSpec struct {
@@ -51,6 +51,11 @@ type BenchmarkRunSpec struct {
 	// +optional
 	SLO *SLO `json:"slo,omitempty"`
 
+	// Baseline, when set, compares every result row with the same row of an earlier run
+	// and sets the Regressed condition.
+	// +optional
+	Baseline *Baseline `json:"baseline,omitempty"`
+
 	// Cleanup says what happens to the objects a run created once it finishes.
 	// +optional
 	// +kubebuilder:default={policy: OnSuccess}
@@ -81,8 +86,11 @@ type Cleanup struct {
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targetNames`
 // +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline`
+// +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacity`,priority=0
+// +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startedAt) || self.spec == oldSelf.spec",message="spec is immutable once the run has started (status.startedAt is set); create a new BenchmarkRun instead",fieldPath=".spec"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.baseline) || self.spec.baseline.run != self.metadata.name",message="spec.baseline.run names this run itself; name an earlier run",fieldPath=".spec.baseline.run"
 type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -19,6 +19,9 @@ const (
 	ConditionComplete = "Complete"
 	// ConditionSLOMet is the verdict of every result row against spec.slo.
 	ConditionSLOMet = "SLOMet"
+	// ConditionRegressed is True when a result row is Slower than the same row of
+	// spec.baseline's run, False when none is, Unknown when the baseline could not be read.
+	ConditionRegressed = "Regressed"
 	// ConditionReady, ConditionReconciling and ConditionStalled are what GitOps tools
 	// (kstatus, Argo CD) read: Ready is set False from the start so it is never assumed True.
 	ConditionReady       = "Ready"

@@ -20,7 +20,8 @@ func (d Duration) Std() time.Duration {
 }
 
 // Load is the shape of the load applied to each target.
-// +kubebuilder:validation:XValidation:rule="self.model != 'open' || has(self.rates)",message="rates are required when model is open",fieldPath=".rates"
+// +kubebuilder:validation:XValidation:rule="self.model != 'open' || has(self.rates) || has(self.search)",message="rates or search are required when model is open",fieldPath=".rates"
+// +kubebuilder:validation:XValidation:rule="self.model == 'open' || !has(self.search)",message="search finds an arrival rate: it needs model open",fieldPath=".search"
 // +kubebuilder:validation:XValidation:rule="self.model != 'closed' || has(self.connections)",message="connections are required when model is closed",fieldPath=".connections"
 // +kubebuilder:validation:XValidation:rule="self.model != 'open' || !has(self.connections)",message="connections apply to the closed model only; the open model takes rates",fieldPath=".connections"
 // +kubebuilder:validation:XValidation:rule="self.model != 'closed' || !has(self.rates)",message="rates apply to the open model only; the closed model takes connections",fieldPath=".rates"
@@ -41,6 +42,11 @@ type Load struct {
 	// +kubebuilder:validation:items:Minimum=1
 	// +kubebuilder:validation:items:Maximum=10000000
 	Rates []int32 `json:"rates,omitempty"`
+
+	// Search, when set, finds each target's capacity under the SLO (open model): the highest
+	// rate at which the SLO holds and the row is valid. Rates may be given too.
+	// +optional
+	Search *Search `json:"search,omitempty"`
 
 	// Connections are the load points of the closed model, in concurrent connections.
 	// +optional

@@ -12,16 +12,23 @@ import (
 // 1 MiB.
 const (
 	// MaxTrials is the most trials a spec may plan: targets x scenarios x load points x
-	// repetitions, plus one generator-floor (calibration) trial per scenario and load point.
-	MaxTrials = 200
+	// repetitions, plus one generator-floor (calibration) trial per scenario and load point,
+	// plus a capacity search's steps. 180, not more: with wire figures, floors and baseline
+	// verdicts in every row, 192 rows already took the worst status past 1 MiB.
+	MaxTrials = 180
 	// MaxMessageLength bounds a trial's message, a result row's message and the headline.
 	MaxMessageLength = 512
+	// MaxComparisonMessageLength bounds a result row's comparison with the baseline.
+	MaxComparisonMessageLength = 256
+	// MaxSearchMessageLength bounds a capacity search's message, MaxStepReasonLength a step's reason.
+	MaxSearchMessageLength = 256
+	MaxStepReasonLength    = 128
 	// MaxConditionMessageLength bounds a condition's message.
 	MaxConditionMessageLength = 1024
 	// MaxFailedChecks and MaxFailedCheckLength bound a target's failed contract checks.
 	MaxFailedChecks      = 10
 	MaxFailedCheckLength = 256
-	// MaxConditions bounds status.conditions (the operator sets 11 types).
+	// MaxConditions bounds status.conditions (the operator sets 12 types).
 	MaxConditions = 16
 	// MaxFlags bounds a result row's flags (4 exist).
 	MaxFlags = 8
@@ -38,6 +45,13 @@ func (s *BenchmarkRunStatus) Bound() {
 	if s.Placement != nil {
 		s.Placement.Message = Clip(s.Placement.Message, MaxMessageLength)
 	}
+	s.Capacity = Clip(s.Capacity, MaxMessageLength)
+	for i := range s.Search {
+		s.Search[i].Message = Clip(s.Search[i].Message, MaxSearchMessageLength)
+		for j := range s.Search[i].Steps {
+			s.Search[i].Steps[j].Reason = Clip(s.Search[i].Steps[j].Reason, MaxStepReasonLength)
+		}
+	}
 	for i := range s.Targets {
 		t := &s.Targets[i]
 		t.FailedChecks = t.FailedChecks[:min(len(t.FailedChecks), MaxFailedChecks)]
@@ -50,6 +64,9 @@ func (s *BenchmarkRunStatus) Bound() {
 	}
 	for i := range s.Results {
 		s.Results[i].Message = Clip(s.Results[i].Message, MaxMessageLength)
+		if c := s.Results[i].Baseline; c != nil {
+			c.Message = Clip(c.Message, MaxComparisonMessageLength)
+		}
 	}
 }
 

@@ -30,7 +30,7 @@ type BenchmarkRunStatus struct {
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
 
 	// Conditions: Accepted, DependenciesReady, DatabaseReady, TargetsReady, TargetsVerified,
-	// Complete, SLOMet, and Ready, Reconciling and Stalled for GitOps tools.
+	// Complete, SLOMet, Regressed, and Ready, Reconciling and Stalled for GitOps tools.
 	// Messages are cut to MaxConditionMessageLength (1024 bytes).
 	// +optional
 	// +listType=map
@@ -53,6 +53,12 @@ type BenchmarkRunStatus struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Headline string `json:"headline,omitempty"`
+
+	// Capacity is the capacity searches' answers, for the printer column, such as
+	// "go/ping 480/s, node/ping >=1200/s" (">=": a lower bound).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Capacity string `json:"capacity,omitempty"`
 
 	// StartedAt is when the first object was created; from then on the spec is immutable.
 	// +optional
@@ -85,6 +91,17 @@ type BenchmarkRunStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=200
 	Results []ResultRow `json:"results,omitempty"`
+
+	// Search is each capacity search (spec.load.search), one per target and scenario: its
+	// steps and its answer.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=100
+	Search []CapacitySearch `json:"search,omitempty"`
+
+	// Baseline is the run the rows were compared with (spec.baseline).
+	// +optional
+	Baseline *BaselineRef `json:"baseline,omitempty"`
 
 	// LoadGeneratorSizing is, per load point, the k6 runners the trials get and why: the
 	// spec's parallelism and resources (sizing Fixed) or what Auto sizing chose.
@@ -157,6 +174,15 @@ type Trial struct {
 	Scenario   string `json:"scenario"`
 	LoadPoint  int32  `json:"loadPoint"`
 	Repetition int32  `json:"repetition"`
+
+	// SearchStep is the step of a capacity search this trial is, from 1 (0: a trial of a
+	// fixed load point).
+	// +optional
+	SearchStep int32 `json:"searchStep,omitempty"`
+	// Short marks a search's bracketing or bisecting trial, measured with the search's step
+	// windows: its figures judge the step and make no result row.
+	// +optional
+	Short bool `json:"short,omitempty"`
 
 	// Calibration marks a generator-floor trial: the same plan driven against the null
 	// responder instead of a target (Target is "null-responder"), once per scenario and load
@@ -376,4 +402,7 @@ type ResultRow struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
+	// Baseline is this row against the same row of spec.baseline's run.
+	// +optional
+	Baseline *Comparison `json:"baseline,omitempty"`
 }

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -19,6 +20,9 @@ func main() {
 		root.AddCommand(add())
 	}
 	if err := root.Execute(); err != nil {
+		if errors.Is(err, errRegressed) {
+			os.Exit(3) // compare --fail-on-regression: the table said why
+		}
 		fmt.Fprintln(os.Stderr, "gauntlet:", err)
 		os.Exit(1)
 	}

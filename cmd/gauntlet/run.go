@@ -24,6 +24,7 @@ func init() { subcommands = append(subcommands, newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var (
 		file, out, root, name string
+		baselinePath          string
 		isLocal, allowUnsafe  bool
 		sharedCPUs            bool
 		scale                 float64
@@ -105,7 +106,7 @@ func newRunCmd() *cobra.Command {
 			}
 			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
 				AllowUnsafe: allowUnsafe, OutDir: out, Progress: stderr, Live: isTerminal(stderr), NullResponder: []string{self, "null-responder"},
-				SharedCPUs: sharedCPUs})
+				SharedCPUs: sharedCPUs, Baseline: baselinePath})
 			if run.Status.StartedAt == nil {
 				return runErr // refused before anything started
 			}
@@ -113,6 +114,18 @@ func newRunCmd() *cobra.Command {
 			fmt.Fprintln(w)
 			if err := local.WriteTable(w, run); err != nil {
 				return err
+			}
+			if len(run.Status.Search) > 0 {
+				fmt.Fprintln(w)
+				if err := local.WriteSearch(w, run); err != nil {
+					return err
+				}
+			}
+			if run.Status.Baseline != nil || run.Spec.Baseline != nil {
+				fmt.Fprintln(w)
+				if err := local.WriteComparison(w, run); err != nil {
+					return err
+				}
 			}
 			fmt.Fprintf(w, "\n%s: %s (trials %s). %s\n", run.Name, run.Status.Phase, run.Status.Progress, run.Status.Headline)
 			fmt.Fprintf(w, "results: %s/{%s,%s,%s}\n", out, local.StatusFile, local.ResultsFile, local.ReportFile)
@@ -141,6 +154,8 @@ func newRunCmd() *cobra.Command {
 	f.BoolVar(&allowUnsafe, "allow-unsafe", false, "run a spec you trust even though it sets what the local mode refuses: PostgreSQL or PgBouncer parameters\n"+
 		"outside the allow-lists (archive_command, shared_preload_libraries, file paths...), target env that loads code\n"+
 		"(LD_PRELOAD, NODE_OPTIONS, PYTHONPATH, BASH_ENV...) or HOST (a listener beyond 127.0.0.1)")
+	f.StringVar(&baselinePath, "baseline", "", "results folder or status.yaml of an earlier run to judge this one against\n"+
+		"(default: spec.baseline.run's newest results folder beside --out); see `gauntlet compare`")
 	f.StringVar(&root, "root", "", "repository root holding targets/ and hack/ (default: found upwards from the current folder)")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd

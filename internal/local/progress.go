@@ -75,6 +75,9 @@ func (p *progress) begin(i int) {
 	}
 	p.current, p.began, p.after = i, time.Now(), runnable-k
 	p.head = fmt.Sprintf("trial %d/%d  %s  %s @ %d%s  rep %d", k, runnable, t.Target, t.Scenario, t.LoadPoint, unit, t.Repetition)
+	if t.SearchStep > 0 {
+		p.head = fmt.Sprintf("trial %d/%d  %s  %s @ %d%s  search step %d", k, runnable, t.Target, t.Scenario, t.LoadPoint, unit, t.SearchStep)
+	}
 	p.draw()
 }
 

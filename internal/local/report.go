@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
@@ -18,23 +20,33 @@ type reportData struct {
 	NoiseFactor int
 	Rows        []reportRow
 	Scenarios   []scenarioCharts
+	Searches    []searchRow
+	// Compared: the rows have verdicts against a baseline.
+	Compared bool
 }
 
 type reportRow struct {
 	benchv1.ResultRow
 	cells
+	Verdict comparisonCell
 }
 
 type scenarioCharts struct {
 	Name                             string
+	Spectrum                         []template.HTML
+	Rate                             template.HTML
 	Latency, Throughput, CPU, Memory template.HTML
 }
 
 // Report renders report.html: a self-contained page with inline SVG charts.
 func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
-	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation], NoiseFactor: results.NoiseFactor}
+	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation], NoiseFactor: results.NoiseFactor, Searches: searchRows(run)}
 	for _, r := range run.Status.Results {
-		d.Rows = append(d.Rows, reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)})
+		row := reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)}
+		if r.Baseline != nil {
+			d.Compared, row.Verdict = true, comparisonCells(*r.Baseline, r)
+		}
+		d.Rows = append(d.Rows, row)
 	}
 	for _, s := range run.Spec.Scenarios {
 		if c, ok := chartsFor(run, s.Name); ok {
@@ -86,6 +98,12 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 	lat := []series{{Name: "p50"}, {Name: "p90"}, {Name: "p99"}, {Name: "p99.9"}, {Name: "max"}, {Name: "k6 p99"}}
 	var bands []band
 	cpu, mem := []series{{Name: "CPU (cores)"}}, []series{{Name: "memory (MiB, PSS)"}}
+	spreadOf := func(s *benchv1.Stat, unit float64) (float64, float64) {
+		if s == nil {
+			return math.NaN(), math.NaN()
+		}
+		return float64(s.Min) / unit, float64(s.Max) / unit
+	}
 	for _, r := range rows {
 		label := r.Target
 		if len(points) > 1 {
@@ -95,9 +113,10 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 			label += " (invalid)"
 		}
 		cats = append(cats, label)
-		rec := results.Record(r)
-		for i, v := range []int64{rec[0], rec[1], rec[3], rec[4], rec[5], r.P99Micros.Median} {
-			lat[i].Values = append(lat[i].Values, float64(v))
+		rec := recordStats(r)
+		for i, st := range []benchv1.Stat{rec[0], rec[1], rec[3], rec[4], rec[5], r.P99Micros} {
+			lat[i].Values = append(lat[i].Values, float64(st.Median))
+			lat[i].Lo, lat[i].Hi = append(lat[i].Lo, float64(st.Min)), append(lat[i].Hi, float64(st.Max))
 		}
 		bd := band{Lo: math.NaN(), Hi: math.NaN()}
 		if f := r.GeneratorFloor; f != nil {
@@ -106,10 +125,16 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 		bands = append(bands, bd)
 		cpu[0].Values = append(cpu[0].Values, statValue(r.CPUMillicores, 1000))
 		mem[0].Values = append(mem[0].Values, statValue(r.MemoryBytes, 1<<20))
+		lo, hi := spreadOf(r.CPUMillicores, 1000)
+		cpu[0].Lo, cpu[0].Hi = append(cpu[0].Lo, lo), append(cpu[0].Hi, hi)
+		lo, hi = spreadOf(r.MemoryBytes, 1<<20)
+		mem[0].Lo, mem[0].Hi = append(mem[0].Lo, lo), append(mem[0].Hi, hi)
 	}
-	c.Latency = bandedBarChart(scenario+": latency of record (wire when captured) and k6's p99; grey: generator floor p50–p99 (log scale)", cats, lat, bands, true, ms)
-	c.CPU = barChart(scenario+": target CPU during the measured window (cores, mean)", cats, cpu, false, num)
-	c.Memory = barChart(scenario+": target memory (PSS of the process tree, MiB, mean)", cats, mem, false, num)
+	c.Latency = bandedBarChart(scenario+": latency of record and k6's p99, median with min–max bars; grey: generator floor p50–p99 (log)", cats, lat, bands, true, ms)
+	c.Spectrum = spectrumCharts(run, scenario, rows, ms)
+	c.Rate = rateChartFor(run, scenario, rows, ms)
+	c.CPU = barChart(scenario+": target CPU during the measured window (cores, mean; bars: min–max)", cats, cpu, false, num)
+	c.Memory = barChart(scenario+": target memory (PSS of the process tree, MiB, mean; bars: min–max)", cats, mem, false, num)
 
 	// Throughput: achieved against offered, one line per target.
 	xs := make([]float64, len(points))
@@ -144,28 +169,47 @@ func statValue(s *benchv1.Stat, unit float64) float64 {
 	return float64(s.Median) / unit
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Gauntlet: {{.Run.Name}}</title>
+// utc prints a time as a plain UTC timestamp: a metav1.Time's own String() carries Go's
+// monotonic clock reading ("m=+0.058") when the time was taken with time.Now.
+func utc(t *metav1.Time) string {
+	if t == nil {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"utc": utc}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>Gauntlet: {{.Run.Name}}</title>
 <style>
 body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
 td:first-child,td:nth-child(2),th{text-align:left}.bad{background:#fde2e2}.muted{color:#777}
+.Slower{background:#fde2e2;font-weight:bold}.Faster{background:#e2f5e2;font-weight:bold}.Inconclusive{color:#777}
 svg{display:block;margin:1em 0}
 </style></head><body>
 <h1>{{.Run.Name}}: {{.Run.Status.Phase}}</h1>
 <p>{{.Run.Status.Headline}}. Trials {{.Run.Status.Progress}}; targets {{.Run.Status.TargetNames}};
 {{.Run.Spec.Load.Model}} model, warmup {{.Run.Spec.Load.Warmup}}, window {{.Run.Spec.Load.Duration}},
-{{.Run.Spec.Load.Repetitions}} repetition(s). Started {{.Run.Status.StartedAt}}, finished {{.Run.Status.FinishedAt}}.
+{{.Run.Spec.Load.Repetitions}} repetition(s). Started {{utc .Run.Status.StartedAt}}, finished {{utc .Run.Status.FinishedAt}}.
 {{if .Scale}}<br><b>Load points scaled by {{.Scale}}</b> (--scale) to fit this machine.{{end}}</p>
-<h2>Results</h2>
+{{if .Searches}}<h2>Capacity under the SLO</h2>
+<p class="muted">The highest offered rate at which the SLO held and the row was valid (no dropped iterations, at least 99% of the offered rate, the load generator under its CPU bound): bracketed and bisected with short trials, then confirmed with full-length repetitions. ≥ marks a lower bound: the load generator saturated first, or maxRate was reached. Cost is the node pool's hourly price per million requests at that rate.</p>
+<table><tr><th>target</th><th>scenario</th><th>capacity</th><th>bound</th><th>confidence</th><th>confirmed</th><th>failed at</th><th>cost / 1M req</th><th>steps</th><th>why</th></tr>
+{{range .Searches}}<tr><td>{{.Target}}</td><td>{{.Scenario}}</td><td><b>{{.Answer}}</b></td><td>{{.Bound}}</td><td>{{.Confidence}}</td><td>{{.Reps}}</td><td>{{.Upper}}</td><td>{{.Cost}}</td><td>{{len .Steps}}</td><td style="text-align:left">{{.Message}}</td></tr>
+{{end}}</table>
+{{end}}{{with .Run.Status.Baseline}}<h2>Against the baseline</h2>
+<p>Compared with <b>{{.Run}}</b> ({{.Source}}) on {{.Metric}}, minimum effect {{.MinEffect}}: Mann-Whitney U at alpha 0.05 (at least 4 repetitions a side) and the Hodges-Lehmann shift with its 95% interval. The verdict columns are in the results table.</p>
+{{end}}<h2>Results</h2>
 <p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.
 p50…max are the latency of record: <b>wire</b> (the time from a request's first packet to its response's first packet on the target's port, no load generator in it) when every repetition was captured, else <b>k6</b> (the generator's timings). k6's own p50/p99 stand beside them; floor is k6's p50–p99 against the null responder at the same rate; * marks a k6 p99 under {{.NoiseFactor}}x the floor: the generator's, not the target's.
 {{with .Run.Status.Placement}}<br>CPUs: {{.Message}}{{end}}</p>
-<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>k6 p50</th><th>k6 p99</th><th>floor</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th></tr>
-{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.Source}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.K6P50}}</td><td>{{.K6P99}}</td><td>{{.Floor}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td></tr>
+<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>k6 p50</th><th>k6 p99</th><th>floor</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th>{{if .Compared}}<th>baseline</th><th>this run</th><th>shift [95% CI]</th><th>p</th><th>verdict</th>{{end}}</tr>
+{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.Source}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.K6P50}}</td><td>{{.K6P99}}</td><td>{{.Floor}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td>{{if $.Compared}}<td>{{.Verdict.Baseline}}</td><td>{{.Verdict.This}}</td><td>{{.Verdict.Shift}}</td><td>{{.Verdict.P}}</td><td class="{{.Verdict.Verdict}}">{{.Verdict.Verdict}}{{with .Baseline}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{range .Scenarios}}<h2>Scenario {{.Name}}</h2>
-{{.Latency}}{{.Throughput}}{{.CPU}}{{.Memory}}
+{{range .Spectrum}}{{.}}{{end}}{{.Rate}}{{.Latency}}{{.Throughput}}{{.CPU}}{{.Memory}}
 {{end}}
 <h2>Trials</h2>
 <table><tr><th>#</th><th>trial</th><th>phase</th><th>message</th></tr>

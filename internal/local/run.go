@@ -46,6 +46,9 @@ type RunOptions struct {
 	SharedCPUs bool
 	// AllowUnsafe lets through what CheckUnsafe refuses (--allow-unsafe).
 	AllowUnsafe bool
+	// Baseline is a results folder or status.yaml to compare the run with (--baseline);
+	// empty: spec.baseline.run's newest results folder beside OutDir, if the spec sets one.
+	Baseline string
 }
 
 // ErrInterrupted is returned when ctx was cancelled (Ctrl-C): what was measured is written.
@@ -136,6 +139,10 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	if opts.K6 == "" {
 		return run, errors.New("no k6 binary: run hack/k6.sh")
 	}
+	base, err := loadBaseline(run, opts.Baseline, opts.OutDir)
+	if err != nil {
+		return run, err
+	}
 	for _, dir := range []string{opts.OutDir, filepath.Join(opts.OutDir, "logs"), filepath.Join(opts.OutDir, "trials")} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return run, err
@@ -183,6 +190,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	}
 	interrupted := ctx.Err() != nil
 	finish(run, interrupted, fatal)
+	base.apply(run)
 	if stopped != nil {
 		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete); c != nil {
 			msg, _, _ := strings.Cut(stopped.Error(), "\n")
@@ -223,7 +231,9 @@ func (r *runner) execute(ctx context.Context) string {
 		return ""
 	}
 	st.Phase = benchv1.PhaseRunning
-	for i := range st.Trials {
+	r.advanceSearch() // a search whose first step was skipped says so now
+	// A capacity search appends trials as its steps finish: the list grows while it runs.
+	for i := 0; i < len(st.Trials); i++ {
 		if ctx.Err() != nil {
 			break
 		}
@@ -234,6 +244,9 @@ func (r *runner) execute(ctx context.Context) string {
 		r.progress.begin(i)
 		r.runTrial(ctx, t)
 		r.progress.end(i)
+		if ctx.Err() == nil {
+			r.advanceSearch()
+		}
 		st.Progress = results.Progress(st.Trials)
 	}
 	return ""

@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,10 @@ func TestScaleLoad(t *testing.T) {
 	}
 	if want := []int32{1000, 200, 1}; !slices.Equal(spec.Load.Rates, want) { // 0.4 rounds up to the floor of 1
 		t.Errorf("rates %v, want %v", spec.Load.Rates, want)
+	}
+	searching := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Search: &benchv1.Search{Start: 100, MaxRate: 1_000_000}}}
+	if err := ScaleLoad(&searching, 0.02); err != nil || searching.Load.Search.Start != 2 || searching.Load.Search.MaxRate != 20000 {
+		t.Errorf("search: %+v %v", searching.Load.Search, err)
 	}
 	closed := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "closed", Connections: []int32{10, 12}}}
 	err := ScaleLoad(&closed, 0.1)
@@ -138,13 +143,22 @@ func TestReportAndTable(t *testing.T) {
 	run.Status.Placement = &benchv1.Placement{GeneratorCPUs: "0", TargetCPUs: "1", Message: "k6 on CPUs 0; targets on 1"}
 	run.Status.Trials = []benchv1.Trial{{Name: "nginx.home.400.r1", Target: "nginx", Scenario: "home",
 		Phase: benchv1.TrialSkipped, Message: "nginx does not implement devices-status"}}
+	now := metav1.Now() // taken with time.Now: carries a monotonic reading
+	run.Status.StartedAt, run.Status.FinishedAt = &now, &now
 	html, err := Report(run)
 	if err != nil {
 		t.Fatal(err)
 	}
 	page := string(html)
 	if n := strings.Count(page, "<svg"); n != 4 {
-		t.Errorf("%d charts, want latency, throughput, CPU and memory", n)
+		t.Errorf("%d charts, want the percentile spectrum, latency, throughput and CPU (memory was never sampled: no chart)", n)
+	}
+	if strings.Contains(page, "m=+") || !strings.Contains(page, "Started "+now.UTC().Format("2006-01-02 15:04:05")+" UTC") {
+		t.Error("the header's times must be plain UTC timestamps, without Go's monotonic clock suffix")
+	}
+	// The spectrum overlays the targets at 400/s, median dots with min–max bars (go's p50 spread).
+	if !strings.Contains(page, "ping @ 400/s: latency by percentile") || !strings.Contains(page, "go @ 400/s: min 290µs, max 320µs") {
+		t.Error("no percentile spectrum with error bars")
 	}
 	for _, want := range []string{"<td>wire</td><td>91µs</td>", "<td>4.90ms*</td><td>180µs–3.10ms</td>", "generator floor 180µs–3.10ms"} {
 		if !strings.Contains(page, want) {

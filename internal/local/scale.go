@@ -12,7 +12,8 @@ import (
 // then holds the scaled load points that were really offered.
 const ScaleAnnotation = "gauntlet.dev/scale"
 
-// ScaleLoad multiplies every rate (open model) or connection count (closed model) by f,
+// ScaleLoad multiplies every rate (open model) or connection count (closed model), and a
+// capacity search's start and maxRate, by f,
 // rounding to the nearest integer and never below 1, so a seed written for a cluster fits
 // a small machine. Two points that become equal are an error naming the field.
 func ScaleLoad(spec *benchv1.BenchmarkRunSpec, f float64) error {
@@ -43,8 +44,22 @@ func ScaleLoad(spec *benchv1.BenchmarkRunSpec, f float64) error {
 	if spec.Load.Rates, err = scale("spec.load.rates", spec.Load.Rates); err != nil {
 		return err
 	}
-	spec.Load.Connections, err = scale("spec.load.connections", spec.Load.Connections)
-	return err
+	if spec.Load.Connections, err = scale("spec.load.connections", spec.Load.Connections); err != nil {
+		return err
+	}
+	if s := spec.Load.Search; s != nil {
+		// A search's first rate and ceiling scale with the rest of the load.
+		start, err := scale("spec.load.search.start", []int32{s.Start})
+		if err != nil {
+			return err
+		}
+		ceiling, err := scale("spec.load.search.maxRate", []int32{s.MaxRate})
+		if err != nil {
+			return err
+		}
+		s.Start, s.MaxRate = start[0], ceiling[0]
+	}
+	return nil
 }
 
 // FormatScale is the annotation's value: the shortest decimal that reads back as f.

@@ -8,6 +8,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/search"
 )
 
 // setCondition records a condition; the transition time is now whenever its status changes.
@@ -28,6 +29,8 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 	st.Results = results.Aggregate(&run.Spec, st.Trials)
 	results.ApplyPlacement(st.Results, st.Placement)
 	st.Headline = results.Headline(st.Results)
+	st.Search = search.Status(&run.Spec, st.Trials)
+	st.Capacity = search.Summary(st.Search)
 	st.Progress = results.Progress(st.Trials)
 	now := metav1.Now()
 	st.FinishedAt = &now
@@ -51,6 +54,9 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 	if run.Spec.SLO != nil {
 		met, missed := true, []string{}
 		for _, r := range st.Results {
+			if !search.CountsForSLO(&run.Spec, st.Search, r) {
+				continue // a search's measurement on the way to its answer
+			}
 			if r.SLO != benchv1.VerdictMet {
 				met = false
 				missed = append(missed, r.Target+"/"+r.Scenario)

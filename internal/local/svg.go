@@ -20,10 +20,12 @@ const (
 	titleStyle             = `font-family="sans-serif" font-size="13" font-weight="bold"`
 )
 
-// series is one coloured set of bars or one line; a NaN value is missing.
+// series is one coloured set of bars or one line; a NaN value is missing. Lo and Hi, when
+// set, are each value's spread (min-max over the repetitions), drawn as error bars.
 type series struct {
 	Name   string
 	Values []float64
+	Lo, Hi []float64
 }
 
 // axis maps values to pixels, linearly from 0 or on a log scale.
@@ -87,7 +89,7 @@ func (a axis) ticks() []float64 {
 
 // frame draws the title, the y axis with its grid and the legend.
 func frame(b *strings.Builder, title string, a axis, format func(float64) string, ss []series) {
-	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, chartW, chartH, chartW, chartH)
+	fmt.Fprintf(b, `<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, chartW, chartH, chartW, chartH)
 	fmt.Fprintf(b, `<title>%s</title><text x="%d" y="18" %s>%s</text>`, esc(title), padL, titleStyle, esc(title))
 	for _, v := range a.ticks() {
 		y := float64(padT+plotH) - a.y(v)
@@ -114,13 +116,20 @@ func barChart(title string, categories []string, ss []series, log bool, format f
 type band struct{ Lo, Hi float64 }
 
 // bandedBarChart is barChart with a grey band behind each category's bars.
+// A chart with no value at all (CPU never sampled) is left out: every chart drawn has data.
 func bandedBarChart(title string, categories []string, ss []series, bands []band, log bool, format func(float64) string) template.HTML {
+	if !anyValue(ss) {
+		return ""
+	}
 	var all []float64
 	for _, s := range ss {
 		all = append(all, s.Values...)
 	}
 	for _, bd := range bands {
 		all = append(all, bd.Lo, bd.Hi)
+	}
+	for _, s := range ss {
+		all = append(all, s.Hi...)
 	}
 	a := newAxis(all, log)
 	var b strings.Builder
@@ -140,8 +149,12 @@ func bandedBarChart(title string, categories []string, ss []series, bands []band
 			}
 			v := s.Values[c]
 			h := a.y(v)
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
+			fmt.Fprintf(&b, `<rect class="data" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %s</title></rect>`,
 				x0+bar*float64(i), float64(padT+plotH)-h, math.Max(bar-1, 1), h, palette[i%len(palette)], esc(name), esc(s.Name), esc(format(v)))
+			if c < len(s.Lo) && c < len(s.Hi) && !math.IsNaN(s.Lo[c]) && s.Hi[c] > s.Lo[c] {
+				errorBar(&b, x0+bar*float64(i)+math.Max(bar-1, 1)/2, float64(padT+plotH)-a.y(s.Lo[c]), float64(padT+plotH)-a.y(s.Hi[c]),
+					fmt.Sprintf("%s %s: min %s, max %s", name, s.Name, format(s.Lo[c]), format(s.Hi[c])))
+			}
 		}
 		cx := float64(padL) + group*(float64(c)+0.5)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="end" transform="rotate(-30 %.1f %d)" %s>%s</text>`,
@@ -178,7 +191,7 @@ func lineChart(title, xLabel string, xs []float64, ss []series, identity bool, f
 			if j < len(xs) && !math.IsNaN(v) {
 				pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(xs[j]), py(v)))
 				// Earlier series get larger dots, so targets at the same point stay visible.
-				fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="%d" fill="%s"><title>%s @ %s: %s</title></circle>`,
+				fmt.Fprintf(&b, `<circle class="data" cx="%.1f" cy="%.1f" r="%d" fill="%s"><title>%s @ %s: %s</title></circle>`,
 					px(xs[j]), py(v), 3+2*(len(ss)-i), palette[i%len(palette)], esc(s.Name), esc(format(xs[j])), esc(format(v)))
 			}
 		}
@@ -186,6 +199,24 @@ func lineChart(title, xLabel string, xs []float64, ss []series, identity bool, f
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+func anyValue(ss []series) bool {
+	for _, s := range ss {
+		for _, v := range s.Values {
+			if !math.IsNaN(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errorBar draws a vertical whisker from y1 to y2 at x, with caps.
+func errorBar(b *strings.Builder, x, y1, y2 float64, title string) {
+	fmt.Fprintf(b, `<g class="spread" stroke="#222" stroke-width="1"><title>%s</title><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/>`+
+		`<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/><line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f"/></g>`,
+		esc(title), x, x, y1, y2, x-3, x+3, y1, y1, x-3, x+3, y2, y2)
 }
 
 func esc(s string) string { return html.EscapeString(s) }

@@ -15,7 +15,7 @@ func WithCalibration(trials []Trial) []Trial {
 	seen := map[string]bool{}
 	for _, t := range trials {
 		key := fmt.Sprintf("%s/%d", t.Scenario, t.LoadPoint)
-		if !seen[key] {
+		if !seen[key] && t.SearchStep == 0 { // a search's rates are not known in advance: no floor
 			seen[key] = true
 			out = append(out, Trial{Name: fmt.Sprintf("floor-%s-%d", t.Scenario, t.LoadPoint), Target: NullResponder,
 				Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: 1, Calibration: true})

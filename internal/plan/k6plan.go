@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"time"
+
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
@@ -25,12 +27,24 @@ func K6Plan(spec *benchv1.BenchmarkRunSpec, t Trial, baseURL string, tags worklo
 			load.MaxVUs, load.PreAllocatedVUs = int(*l.MaxVUs), int(*l.MaxVUs)
 		}
 	}
+	warmup, measure := Windows(spec, t)
 	return workload.Build(workload.Spec{BaseURL: baseURL, Requests: reqs, Load: load,
 		KeepAlive: l.KeepAlive == nil || *l.KeepAlive,
-		Warmup:    l.Warmup.Std(), Measure: l.Duration.Std(), RequestTimeout: l.RequestTimeout.Std(), Tags: tags})
+		Warmup:    warmup, Measure: measure, RequestTimeout: l.RequestTimeout.Std(), Tags: tags})
 }
 
 // FromStatus is the plan trial a status entry records.
 func FromStatus(t *benchv1.Trial) Trial {
-	return Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition, Calibration: t.Calibration}
+	return Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition,
+		Calibration: t.Calibration, SearchStep: t.SearchStep, Short: t.Short}
+}
+
+// Windows are a trial's warmup and measured window: spec.load's, or the search's step
+// windows for a short search trial.
+func Windows(spec *benchv1.BenchmarkRunSpec, t Trial) (warmup, measure time.Duration) {
+	l := spec.Load
+	if t.Short && l.Search != nil {
+		return l.Search.StepWarmup.Std(), l.Search.StepDuration.Std()
+	}
+	return l.Warmup.Std(), l.Duration.Std()
 }

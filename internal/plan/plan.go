@@ -22,6 +22,10 @@ type Trial struct {
 	Skip string
 	// Calibration: a generator-floor trial against the null responder (WithCalibration).
 	Calibration bool
+	// SearchStep and Short: a capacity search's step (internal/search), from 1; Short ones
+	// use the search's step windows.
+	SearchStep int32
+	Short      bool
 }
 
 // Build orders the trials: repetition-major, then scenario, then load point, then target, so
@@ -30,7 +34,7 @@ type Trial struct {
 // endpoints it implements; bring-your-own images are assumed to implement all.
 func Build(spec *benchv1.BenchmarkRunSpec, presets map[string][]string) ([]Trial, error) {
 	points := LoadPoints(spec.Load)
-	if len(points) == 0 {
+	if len(points) == 0 && spec.Load.Search == nil {
 		return nil, fmt.Errorf("spec.load: no load points for model %q", spec.Load.Model)
 	}
 	needs := map[string][]string{}
@@ -71,7 +75,47 @@ func Build(spec *benchv1.BenchmarkRunSpec, presets map[string][]string) ([]Trial
 			}
 		}
 	}
+	if spec.Load.Search != nil {
+		first, err := firstSearchSteps(spec, trials, needs, presets)
+		if err != nil {
+			return nil, err
+		}
+		trials = append(trials, first...)
+	}
 	return trials, nil
+}
+
+// firstSearchSteps are the first step of every capacity search, one per target and
+// scenario, after the fixed load points' trials; internal/search plans the rest from their
+// outcomes. A target lacking the scenario's endpoints gets its step skipped, as above.
+func firstSearchSteps(spec *benchv1.BenchmarkRunSpec, before []Trial, needs map[string][]string, presets map[string][]string) ([]Trial, error) {
+	var out []Trial
+	for _, s := range spec.Scenarios {
+		for _, t := range spec.Targets {
+			trial := Trial{Index: int32(len(before) + len(out)), Target: t.Name, Scenario: s.Name, LoadPoint: max(spec.Load.Search.Start, 1),
+				Repetition: 1, SearchStep: 1, Short: true, Name: SearchTrialName(t.Name, s.Name, 1)}
+			if t.Preset != "" {
+				have, ok := presets[t.Preset]
+				if !ok {
+					return nil, fmt.Errorf("spec.targets[%s].preset: no target.yaml for preset %q", t.Name, t.Preset)
+				}
+				for _, e := range needs[s.Name] {
+					if !slices.Contains(have, e) {
+						trial.Skip = fmt.Sprintf("%s does not implement %s, which scenario %s needs", t.Preset, e, s.Name)
+						break
+					}
+				}
+			}
+			out = append(out, trial)
+		}
+	}
+	return out, nil
+}
+
+// SearchTrialName names a capacity search's trial: target.scenario.sN, N the step from 1.
+// Three parts, where TrialName has four: the two never meet.
+func SearchTrialName(target, scenario string, step int32) string {
+	return fmt.Sprintf("%s.%s.s%d", target, scenario, step)
 }
 
 // TrialName names a trial: target.scenario.point.rN. Target and scenario names are DNS
@@ -118,6 +162,7 @@ func (t Trial) Status() benchv1.Trial {
 	st := benchv1.Trial{
 		Name: t.Name, Index: t.Index, Target: t.Target, Scenario: t.Scenario,
 		LoadPoint: t.LoadPoint, Repetition: t.Repetition, Phase: benchv1.TrialPending, Calibration: t.Calibration,
+		SearchStep: t.SearchStep, Short: t.Short,
 	}
 	if t.Skip != "" {
 		st.Phase, st.Message = benchv1.TrialSkipped, t.Skip

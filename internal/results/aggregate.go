@@ -55,35 +55,52 @@ func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *bench
 	return flags
 }
 
-type rowKey struct {
-	target, scenario string
-	point            int32
+// RowKey is what a result row aggregates over: one target, scenario and load point.
+type RowKey struct {
+	Target, Scenario string
+	Point            int32
 }
 
-// Aggregate groups the succeeded trials by target, scenario and load point, in plan order,
-// and summarizes each figure over the repetitions.
-func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
-	var order []rowKey
-	groups := map[rowKey][]benchv1.Trial{}
-	fl := floors(trials)
+// Group gathers the trials that make result rows (finished, not calibration) by row, in
+// plan order.
+func Group(trials []benchv1.Trial) (order []RowKey, groups map[RowKey][]benchv1.Trial) {
+	groups = map[RowKey][]benchv1.Trial{}
 	for _, t := range trials {
-		if t.Calibration || t.Phase == benchv1.TrialSkipped || t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning {
+		if !MakesRow(t) || t.Phase == benchv1.TrialSkipped || t.Phase == benchv1.TrialPending || t.Phase == benchv1.TrialRunning {
 			continue
 		}
-		k := rowKey{t.Target, t.Scenario, t.LoadPoint}
+		k := RowKey{t.Target, t.Scenario, t.LoadPoint}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
 		groups[k] = append(groups[k], t)
 	}
+	return order, groups
+}
+
+// MakesRow says whether a trial's figures enter a result row: calibration trials are the
+// generator's floor, not a target's, and a capacity search's short steps only judge a rate.
+func MakesRow(t benchv1.Trial) bool { return !t.Calibration && !t.Short }
+
+// TrialRow is one trial judged as a row of its own: its flags, validity and SLO verdict,
+// exactly as a row of that trial alone would have them (a capacity search's step).
+func TrialRow(spec *benchv1.BenchmarkRunSpec, t benchv1.Trial) benchv1.ResultRow {
+	return row(spec, RowKey{t.Target, t.Scenario, t.LoadPoint}, []benchv1.Trial{t}, nil)
+}
+
+// Aggregate groups the succeeded trials by target, scenario and load point, in plan order,
+// and summarizes each figure over the repetitions.
+func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
+	order, groups := Group(trials)
+	fl := floors(trials)
 	rows := make([]benchv1.ResultRow, 0, len(order))
 	for _, k := range order {
-		rows = append(rows, row(spec, k, groups[k], fl[floorKey{k.scenario, k.point}]))
+		rows = append(rows, row(spec, k, groups[k], fl[floorKey{k.Scenario, k.Point}]))
 	}
 	return rows
 }
 
-func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor *benchv1.GeneratorFloor) benchv1.ResultRow {
+func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor *benchv1.GeneratorFloor) benchv1.ResultRow {
 	var ms []benchv1.Measurement
 	flagSet := map[string]bool{}
 	var flags, notes []string
@@ -101,7 +118,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 			continue
 		}
 		ms = append(ms, *t.Result)
-		for _, f := range Flags(*t.Result, spec.Load, k.point, spec.SLO) {
+		for _, f := range Flags(*t.Result, spec.Load, k.Point, spec.SLO) {
 			if f == FlagGeneratorBound {
 				busy = true // judged below, once the latency of record is known
 				continue
@@ -110,7 +127,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 		}
 	}
 	r := benchv1.ResultRow{
-		Target: k.target, Scenario: k.scenario, LoadPoint: k.point, Repetitions: int32(len(ms)),
+		Target: k.Target, Scenario: k.Scenario, LoadPoint: k.Point, Repetitions: int32(len(ms)),
 		AchievedMilliRPS:  over(ms, func(m benchv1.Measurement) int64 { return m.AchievedMilliRPS }),
 		P50Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P50Micros }),
 		P90Micros:         over(ms, func(m benchv1.Measurement) int64 { return m.P90Micros }),
@@ -140,7 +157,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k rowKey, trials []benchv1.Trial, floor
 		s := over(ms, func(m benchv1.Measurement) int64 { return m.MemoryBytes })
 		r.MemoryBytes = &s
 	}
-	r.CostMicroUSDPerMillion = cost(spec, k.target, r.AchievedMilliRPS.Median)
+	r.CostMicroUSDPerMillion = cost(spec, k.Target, r.AchievedMilliRPS.Median)
 	r.SLO = verdict(spec.SLO, r)
 	if len(ms) == 0 {
 		notes = append(notes, "no repetition succeeded")
@@ -193,6 +210,12 @@ func verdict(slo *benchv1.SLO, r benchv1.ResultRow) benchv1.Verdict {
 // achieved rate, per million requests, in micro-USD. The pool is dedicated, so the whole
 // node is charged to the target.
 func cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 {
+	return Cost(spec, target, milliRPS)
+}
+
+// Cost is the cost per million requests of a target served at milliRPS, in micro-USD (nil
+// without an hourly price for its node pool).
+func Cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 {
 	if milliRPS <= 0 {
 		return nil
 	}
@@ -214,6 +237,22 @@ func cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 
 // ppm reads a decimal fraction such as "0.001" as parts per million (the schema allows at
 // most 6 decimals).
 func ppm(fraction string) int64 { return micros(fraction) }
+
+// FormatFraction prints parts per million as a percentage: 50000 is "5%".
+func FormatFraction(ppm int64) string {
+	return strconv.FormatFloat(float64(ppm)/1e4, 'g', 4, 64) + "%"
+}
+
+// ParseFraction reads a decimal fraction between 0 and 1 with at most 6 decimals ("0.05")
+// as parts per million; ok is false for anything else.
+func ParseFraction(s string) (ppm int64, ok bool) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole != "0" && whole != "1" || len(frac) > 6 || strings.Trim(frac, "0123456789") != "" {
+		return 0, false
+	}
+	v := micros(s)
+	return v, v <= 1_000_000
+}
 
 // micros reads a non-negative decimal with at most 6 decimals as millionths, exactly.
 func micros(decimal string) int64 {

@@ -38,11 +38,11 @@ func Record(r benchv1.ResultRow) [6]int64 {
 	return [6]int64{r.P50Micros.Median, r.P90Micros.Median, r.P95Micros.Median, r.P99Micros.Median, r.P999Micros.Median, r.MaxMicros.Median}
 }
 
-// wireComplete says whether a trial's wire capture saw every measured request k6 counted
+// WireComplete says whether a trial's wire capture saw every measured request k6 counted
 // answered, with no packet dropped: only then are its figures the measured window's. A
 // request with no response on the wire (k6 gave up on it: a timeout) has no wire latency,
 // so a distribution without it would leave out the slowest requests.
-func wireComplete(m benchv1.Measurement) bool {
+func WireComplete(m benchv1.Measurement) bool {
 	return m.Wire != nil && m.Wire.DroppedPackets == 0 && m.Wire.Unanswered == 0 && m.Wire.Requests == m.Requests
 }
 
@@ -54,7 +54,7 @@ func wireStats(ms []benchv1.Measurement) *benchv1.LatencyStats {
 	}
 	ws := make([]benchv1.WireLatency, 0, len(ms))
 	for _, m := range ms {
-		if !wireComplete(m) {
+		if !WireComplete(m) {
 			return nil
 		}
 		ws = append(ws, *m.Wire)
@@ -125,7 +125,7 @@ func latencyOfRecord(r *benchv1.ResultRow, ms []benchv1.Measurement, floor *benc
 		r.LatencySource = benchv1.LatencyWire
 	} else {
 		for _, m := range ms {
-			if m.Wire != nil && !wireComplete(m) {
+			if m.Wire != nil && !WireComplete(m) {
 				note(fmt.Sprintf("wire capture incomplete (%d of %d requests, %d unanswered, %d packets dropped): k6's figures are the record",
 					m.Wire.Requests, m.Requests, m.Wire.Unanswered, m.Wire.DroppedPackets))
 				break

@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // config is the contract's environment (targets/CONTRACT.md, "Configuration").
@@ -16,6 +17,12 @@ type config struct {
 	poolMin     int32
 	poolMax     int32
 	prepared    bool // false: simple protocol, so PgBouncer transaction pooling works
+	// extraCPU is CPU time burnt in every request (EXTRA_CPU_MICROS): a known slowdown for
+	// regression tests. 0 by default, and then nothing wraps the handler.
+	extraCPU time.Duration
+	// serialWait is a wait every request takes in turn, one at a time (EXTRA_WAIT_MICROS):
+	// a server of known capacity for capacity-search tests. 0 by default: nothing wraps.
+	serialWait time.Duration
 }
 
 // loadConfig reads and checks the environment; every bad value is an error naming the variable.
@@ -46,6 +53,16 @@ func loadConfig(getenv func(string) string) (config, error) {
 		return cfg, fmt.Errorf("DB_POOL_MIN (%d) is greater than DB_POOL_MAX (%d)", poolMin, poolMax)
 	}
 	cfg.poolMin, cfg.poolMax = int32(poolMin), int32(poolMax)
+	extra, err := intVar(getenv, "EXTRA_CPU_MICROS", 0, 0, 1_000_000)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.extraCPU = time.Duration(extra) * time.Microsecond
+	wait, err := intVar(getenv, "EXTRA_WAIT_MICROS", 0, 0, 1_000_000)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.serialWait = time.Duration(wait) * time.Microsecond
 	switch v := getenv("DB_PREPARED"); v {
 	case "", "on":
 		cfg.prepared = true

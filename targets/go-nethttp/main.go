@@ -56,7 +56,7 @@ func run() error {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           newRouter(pool),
+		Handler:           withSerialWait(cfg.serialWait, withExtraCPU(cfg.extraCPU, newRouter(pool))),
 		ReadHeaderTimeout: 10 * time.Second, // a stalled client cannot hold a connection forever
 		IdleTimeout:       120 * time.Second,
 	}

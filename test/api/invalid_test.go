@@ -49,6 +49,7 @@ spec:
     duration: 5m
     repetitions: 3
   slo: {p99: 50ms, errorRate: "0.001"}
+  baseline: {run: earlier, metric: p99, minEffect: "0.05"}
   cleanup: {policy: OnSuccess, ttlSecondsAfterFinished: 3600}
 `
 
@@ -139,6 +140,19 @@ var invalidCases = []invalidCase{
 	{"warmup above its bound", set("spec.load.warmup", "61m"), "spec.load.warmup"},
 	{"request timeout above its bound", set("spec.load.requestTimeout", "6m"), "spec.load.requestTimeout"},
 	{"slo latency above its bound", set("spec.slo.p99", "2h"), "spec.slo.p99"},
+	{"search on the closed model", both(set("spec.load.model", "closed"), del("spec.load.rates"), set("spec.load.connections", []any{10}),
+		set("spec.load.search", map[string]any{"start": 10})), "spec.load.search"},
+	{"search width zero", set("spec.load.search", map[string]any{"width": "0.00"}), "spec.load.search.width"},
+	{"search maxRate under start", set("spec.load.search", map[string]any{"start": 500, "maxRate": 400}), "spec.load.search.maxRate"},
+	{"search attempts even", set("spec.load.search", map[string]any{"attempts": 2}), "spec.load.search.attempts"},
+	{"search steps above bound", set("spec.load.search", map[string]any{"maxSteps": 41}), "spec.load.search.maxSteps"},
+	{"search zero step duration", set("spec.load.search", map[string]any{"stepDuration": "0s"}), "spec.load.search.stepDuration"},
+	{"too many trials with a search", set("spec.load.search", map[string]any{"maxSteps": 40}), "spec.load.repetitions"},
+	{"baseline is the run itself", set("spec.baseline.run", "base"), "spec.baseline.run"},
+	{"baseline run not a name", set("spec.baseline.run", "Earlier Run"), "spec.baseline.run"},
+	{"baseline minimum effect zero", set("spec.baseline.minEffect", "0.000"), "spec.baseline.minEffect"},
+	{"baseline minimum effect as a percentage", set("spec.baseline.minEffect", "5%"), "spec.baseline.minEffect"},
+	{"baseline metric unknown", set("spec.baseline.metric", "mean"), "spec.baseline.metric"},
 }
 
 // Each invalid run is refused by the API server with a message naming the field, and

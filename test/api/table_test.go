@@ -44,14 +44,17 @@ func createBase(t *testing.T, ns string) *benchv1.BenchmarkRun {
 	return run
 }
 
-// kubectl get shows phase, progress, targets, a headline result and age: the server builds
-// that table from the CRD's printer columns.
+// kubectl get shows phase, progress, targets, a headline result, the capacities found,
+// whether the run regressed against its baseline, and age: the server builds that table
+// from the CRD's printer columns.
 func TestPrinterColumns(t *testing.T) {
 	ns := newNamespace(t)
 	run := createBase(t, ns)
 	run.Status = benchv1.BenchmarkRunStatus{
 		Phase: benchv1.PhaseRunning, Progress: "7/24", TargetNames: "go,mine",
-		Headline: "best p99: go 1.9ms @ 1000/s",
+		Headline: "best p99: go 1.9ms @ 1000/s", Capacity: "go/ping 480/s, mine/ping >=1200/s",
+		Conditions: []metav1.Condition{{Type: benchv1.ConditionRegressed, Status: metav1.ConditionTrue, Reason: "Slower",
+			Message: "slower: go/ping@1000 +20.3%", LastTransitionTime: metav1.Now()}},
 	}
 	if err := env.Client.Status().Update(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -70,7 +73,7 @@ func TestPrinterColumns(t *testing.T) {
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
 	}
-	wantCols := []string{"Name", "Phase", "Progress", "Targets", "Result", "Age"}
+	wantCols := []string{"Name", "Phase", "Progress", "Targets", "Result", "Capacity", "Regressed", "Age"}
 	if fmt.Sprint(names) != fmt.Sprint(wantCols) {
 		t.Fatalf("columns = %v, want %v", names, wantCols)
 	}
@@ -78,7 +81,7 @@ func TestPrinterColumns(t *testing.T) {
 		t.Fatalf("want one row, got %d", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	want := []any{"base", "Running", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s"}
+	want := []any{"base", "Running", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s", "go/ping 480/s, mine/ping >=1200/s", "True"}
 	for i, w := range want {
 		if cells[i] != w {
 			t.Errorf("cell %s = %v, want %v", wantCols[i], cells[i], w)

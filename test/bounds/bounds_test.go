@@ -198,7 +198,7 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 	st.TargetNames = strings.Join(names, ",")
 	for _, c := range []string{benchv1.ConditionAccepted, benchv1.ConditionDependenciesReady, benchv1.ConditionDatabaseReady,
 		benchv1.ConditionTargetsReady, benchv1.ConditionTargetsVerified, benchv1.ConditionNodePoolsAvailable, benchv1.ConditionComplete,
-		benchv1.ConditionSLOMet, benchv1.ConditionReady, benchv1.ConditionReconciling, benchv1.ConditionStalled} {
+		benchv1.ConditionSLOMet, benchv1.ConditionRegressed, benchv1.ConditionReady, benchv1.ConditionReconciling, benchv1.ConditionStalled} {
 		st.Conditions = append(st.Conditions, metav1.Condition{Type: c, Status: metav1.ConditionFalse, ObservedGeneration: big,
 			LastTransitionTime: at, Reason: "VerificationFailed", Message: long})
 	}
@@ -225,9 +225,13 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 	}
 	dist := &benchv1.LatencyStats{Requests: stat, P50Micros: stat, P90Micros: stat, P95Micros: stat, P99Micros: stat, P999Micros: stat, MaxMicros: stat}
 	floor := &benchv1.GeneratorFloor{P50Micros: big, P99Micros: big, P999Micros: big}
+	st.Baseline = &benchv1.BaselineRef{Run: strings.Repeat("b", 253), Source: strings.Repeat("s", 1024), Metric: "p999", MinEffect: "0.0001"}
+	comparison := benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: "p999", Source: benchv1.LatencyGenerator,
+		BaselineRepetitions: math.MaxInt32, BaselineMicros: big, Micros: big, ShiftMicros: -big, ShiftPPM: -big, ShiftLowPPM: ptr.To(-big), ShiftHighPPM: ptr.To(-big), PValue: "0.00000000000001",
+		Message: long}
 	for _, t := range trials {
-		if t.Repetition != 1 || t.Calibration {
-			continue // one row per target x scenario x load point
+		if t.Repetition != 1 || t.Short || t.Calibration {
+			continue // one row per target x scenario x load point; a search's short steps and the floor trials make none
 		}
 		st.Results = append(st.Results, benchv1.ResultRow{
 			Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetitions: math.MaxInt32,
@@ -236,7 +240,7 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 			CostMicroUSDPerMillion: ptr.To(big), SLO: benchv1.VerdictMissed,
 			LatencySource: benchv1.LatencyGenerator, Wire: dist, GeneratorFloor: floor,
 			Flags:   results.ValidityFlags,
-			Message: long,
+			Message: long, Baseline: comparison.DeepCopy(),
 		})
 	}
 	return st
@@ -267,11 +271,11 @@ func TestEveryAcceptedSpecFits(t *testing.T) {
 			}
 		}
 	}
-	// The largest accepted shapes, sized explicitly: 200 trials with one repetition (a result
+	// The largest accepted shapes, sized explicitly: 180 trials with one repetition (a result
 	// row per trial) and with twenty, and the most targets; a generator-floor trial per
 	// scenario and load point counts in the 200.
-	for _, s := range []shape{{24, 8, 1, 1, false, "long", runNames[2]}, {9, 20, 1, 1, true, "chain", runNames[1]},
-		{32, 6, 1, 1, false, "long", runNames[2]}, {1, 10, 1, 19, false, "long", runNames[2]}, {200, 1, 1, 1, false, "plain", "x"},
+	for _, s := range []shape{{21, 8, 1, 1, false, "long", runNames[2]}, {8, 20, 1, 1, true, "chain", runNames[1]},
+		{29, 6, 1, 1, false, "long", runNames[2]}, {1, 10, 1, 17, false, "long", runNames[2]}, {200, 1, 1, 1, false, "plain", "x"},
 		{1, 1, 16, 25, false, "plain", "x"}} {
 		if check(t, s) {
 			accepted++
@@ -291,16 +295,16 @@ func TestEveryAcceptedSpecFits(t *testing.T) {
 	}
 }
 
-// The trial bound is the one the status needs: 200 trials (with the generator-floor ones) are
+// The trial bound is the one the status needs: 180 trials (with the generator-floor ones) are
 // accepted, more are refused, with the field path and the reason.
 func TestTheTrialBoundIsEnforced(t *testing.T) {
-	ok := validator.Validate(context.Background(), shape{9, 20, 1, 1, false, "plain", "x"}.document())
+	ok := validator.Validate(context.Background(), shape{8, 20, 1, 1, false, "plain", "x"}.document())
 	if len(ok.Errors) > 0 {
-		t.Fatalf("200 trials refused: %v", ok.Errors)
+		t.Fatalf("180 trials refused: %v", ok.Errors)
 	}
 	bad := validator.Validate(context.Background(), shape{3, 7, 1, 10, false, "plain", "x"}.document())
-	if len(bad.Errors) != 1 || bad.Errors[0].Field != "spec.load.repetitions" || !strings.Contains(bad.Errors[0].Detail, "at most 200") {
-		t.Fatalf("217 trials: got %v, want one error at spec.load.repetitions saying at most 200", bad.Errors)
+	if len(bad.Errors) != 1 || bad.Errors[0].Field != "spec.load.repetitions" || !strings.Contains(bad.Errors[0].Detail, "at most 180") {
+		t.Fatalf("217 trials: got %v, want one error at spec.load.repetitions saying at most 180", bad.Errors)
 	}
 	t.Logf("217 trials: %v", bad.Errors[0])
 }
@@ -326,4 +330,80 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A capacity search adds trials as it goes: at most maxSteps + 2 x repetitions per target
+// and scenario (internal/search keeps to that; the CEL rule counts it). At its worst every
+// one is a full-length trial at a rate of its own (a row each), and status.search repeats
+// each as a step: that status must fit too.
+func TestSearchStatusFits(t *testing.T) {
+	largest := 0
+	for _, c := range []struct {
+		targets, scenarios, points, reps, steps int
+	}{{1, 1, 16, 1, 40}, {4, 1, 1, 1, 40}, {2, 2, 4, 1, 36}, {1, 4, 1, 2, 36}, {7, 1, 1, 3, 16}, {32, 1, 0, 1, 2}, {9, 5, 0, 1, 2}, {6, 7, 0, 1, 2}} {
+		s := shape{c.targets, c.scenarios, c.points, c.reps, false, "long", runNames[2]}
+		raw := map[string]any{}
+		_ = yaml.Unmarshal(s.document(), &raw)
+		load := raw["spec"].(map[string]any)["load"].(map[string]any)
+		load["search"] = map[string]any{"maxSteps": c.steps}
+		if c.points == 0 {
+			delete(load, "rates")
+		}
+		doc, _ := yaml.Marshal(raw)
+		d := validator.Validate(context.Background(), doc)
+		if len(d.Errors) > 0 {
+			t.Fatalf("%+v: refused: %v", c, d.Errors)
+		}
+		run := d.Run
+		planned, err := plan.Build(&run.Spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Fill every search to its bound with full-length steps at rates of their own (its
+		// first step is always short: plan.Build's, a row of none).
+		perSearch := c.steps + 2*c.reps
+		for _, sc := range run.Spec.Scenarios {
+			for _, tg := range run.Spec.Targets {
+				for step := int32(2); step <= int32(perSearch); step++ {
+					planned = append(planned, plan.Trial{Index: int32(len(planned)), Target: tg.Name, Scenario: sc.Name,
+						LoadPoint: 10_000_000 - step, Repetition: 1, SearchStep: step, Name: plan.SearchTrialName(tg.Name, sc.Name, step)})
+				}
+			}
+		}
+		if len(planned) > benchv1.MaxTrials {
+			t.Fatalf("%+v: %d trials accepted, more than %d", c, len(planned), benchv1.MaxTrials)
+		}
+		st := worstStatus(run, planned)
+		// Every full-length search trial makes a row of its own (worstStatus made rows of
+		// repetition 1 only, which is every one of them here).
+		long := strings.Repeat("é", 50000)
+		big := int64(math.MaxInt64)
+		for _, sc := range run.Spec.Scenarios {
+			for _, tg := range run.Spec.Targets {
+				cs := benchv1.CapacitySearch{Target: tg.Name, Scenario: sc.Name, Phase: benchv1.SearchConfirming, CapacityRPS: math.MaxInt32,
+					UpperRPS: math.MaxInt32, Bound: benchv1.BoundCapacity, Confidence: benchv1.ConfidenceMedium, PassedRepetitions: math.MaxInt32,
+					Repetitions: math.MaxInt32, CostMicroUSDPerMillion: ptr.To(big), Message: long}
+				for _, tr := range planned {
+					if tr.Target == tg.Name && tr.Scenario == sc.Name && tr.SearchStep > 0 {
+						cs.Steps = append(cs.Steps, benchv1.SearchStep{Trial: tr.Name, Kind: benchv1.StepConfirm, RPS: math.MaxInt32,
+							Outcome: benchv1.StepGeneratorLimited, P99Micros: big, AchievedMilliRPS: big, Reason: long})
+					}
+				}
+				st.Search = append(st.Search, cs)
+			}
+		}
+		st.Capacity = long
+		st.Bound()
+		size := statusSize(t, st)
+		largest = max(largest, size)
+		if size >= maxStatusBytes {
+			t.Errorf("%+v: worst status with a search is %d bytes, over %d", c, size, maxStatusBytes)
+		}
+		run.Status = st
+		whole, _ := json.Marshal(run)
+		if d := validator.Validate(context.Background(), whole); len(d.Errors) > 0 {
+			t.Errorf("%+v: the bounded worst status is refused by the schema: %v", c, d.Errors)
+		}
+	}
+	t.Logf("largest worst status with a search: %d bytes (bound %d)", largest, maxStatusBytes)
 }

@@ -1,0 +1,97 @@
+package v1alpha1
+
+// Baseline is an earlier run every result row is compared with: the verdicts say whether
+// this run is faster, slower or unchanged, and the Regressed condition lets CI gate on it.
+type Baseline struct {
+	// Run names an earlier BenchmarkRun in the same namespace. In the local mode, the newest
+	// results folder of a run of that name in the output directory (--baseline overrides).
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
+	Run string `json:"run"`
+
+	// Metric compared, over the repetitions: a percentile of the latency of record (the
+	// wire's when both runs captured it, else k6's). p50 is the steadiest across
+	// repetitions; a tail percentile judges what an SLO reads, with more noise.
+	// +optional
+	// +kubebuilder:default=p50
+	// +kubebuilder:validation:Enum=p50;p90;p95;p99;p999
+	Metric string `json:"metric,omitempty"`
+
+	// MinEffect is the smallest relative shift that counts as a change, a decimal fraction
+	// of the baseline's median such as "0.05" (5%): a real but smaller shift is NoChange.
+	// +optional
+	// +kubebuilder:default="0.05"
+	// +kubebuilder:validation:MaxLength=6
+	// +kubebuilder:validation:Pattern=`^0\.[0-9]{1,4}$`
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^0\\\\.0+$')",message="minEffect must be above 0"
+	MinEffect string `json:"minEffect,omitempty"`
+}
+
+// RegressionVerdict is a result row against the matching row of the baseline.
+// +kubebuilder:validation:Enum=Faster;Slower;NoChange;Inconclusive
+type RegressionVerdict string
+
+// Regression verdicts.
+const (
+	// Faster and Slower: the Mann-Whitney U test rejects "no difference" at alpha 0.05 and
+	// the Hodges-Lehmann shift is at least the minimum effect.
+	VerdictFaster RegressionVerdict = "Faster"
+	VerdictSlower RegressionVerdict = "Slower"
+	// NoChange: the shift's confidence interval lies within ± the minimum effect, or the
+	// shift is real (significant) but smaller than the minimum effect.
+	VerdictNoChange RegressionVerdict = "NoChange"
+	// Inconclusive: fewer than 4 repetitions on a side, no matching baseline row, or data
+	// too noisy to rule a change of the minimum effect in or out.
+	VerdictInconclusive RegressionVerdict = "Inconclusive"
+)
+
+// Comparison is one result row against the matching baseline row (same target, scenario and
+// load point), from the repetitions of both. Shifts are this run minus the baseline: a
+// positive latency shift is slower.
+type Comparison struct {
+	Verdict RegressionVerdict `json:"verdict"`
+	// Metric is the latency compared (spec.baseline.metric) and Source whose it is (Wire
+	// when both runs captured every repetition on the wire, else Generator).
+	Metric string        `json:"metric"`
+	Source LatencySource `json:"source"`
+	// BaselineRepetitions is the baseline row's n.
+	BaselineRepetitions int32 `json:"baselineRepetitions"`
+	// BaselineMicros and Micros are the metric's medians over the repetitions of each run.
+	BaselineMicros int64 `json:"baselineMicros"`
+	Micros         int64 `json:"micros"`
+	// ShiftMicros is the Hodges-Lehmann shift: the median of the differences between this
+	// run's repetitions and the baseline's.
+	ShiftMicros int64 `json:"shiftMicros"`
+	// ShiftPPM is the shift relative to BaselineMicros, in parts per million (+200000 is 20%
+	// slower); ShiftLowPPM and ShiftHighPPM bound its 95% confidence interval (absent when
+	// too few repetitions reach 95%).
+	ShiftPPM int64 `json:"shiftPPM"`
+	// +optional
+	ShiftLowPPM *int64 `json:"shiftLowPPM,omitempty"`
+	// +optional
+	ShiftHighPPM *int64 `json:"shiftHighPPM,omitempty"`
+	// PValue is the two-sided Mann-Whitney p-value, a decimal such as "0.0286".
+	// +optional
+	// +kubebuilder:validation:MaxLength=16
+	PValue string `json:"pValue,omitempty"`
+	// Message says why a verdict is Inconclusive; at most MaxComparisonMessageLength (256)
+	// bytes, so 200 rows' comparisons fit the status.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Message string `json:"message,omitempty"`
+}
+
+// BaselineRef says what the run was compared with.
+type BaselineRef struct {
+	// Run is the baseline's name; Source where it was read (namespace/name in a cluster,
+	// the results folder in the local mode).
+	Run string `json:"run"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=1024
+	Source string `json:"source,omitempty"`
+	// +optional
+	Metric string `json:"metric,omitempty"`
+	// +optional
+	MinEffect string `json:"minEffect,omitempty"`
+}

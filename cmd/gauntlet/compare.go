@@ -1,0 +1,75 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/compare"
+	"github.com/gauntlet-bench/gauntlet/internal/local"
+)
+
+func init() { subcommands = append(subcommands, newCompareCmd) }
+
+// errRegressed makes the exit status 3 under --fail-on-regression.
+var errRegressed = errors.New("regressed")
+
+func newCompareCmd() *cobra.Command {
+	var (
+		metric, minEffect string
+		failOnRegression  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "compare BASELINE RUN",
+		Short: "Judge RUN against BASELINE, row by row (results folders or status.yaml files)",
+		Long: "compare reads two runs (a results folder or a status.yaml each: `kubectl get br NAME -o yaml`\n" +
+			"works too) and judges every result row of RUN against the same row (target, scenario, load\n" +
+			"point) of BASELINE from the repetitions of both: the Mann-Whitney U test at alpha 0.05 (at\n" +
+			"least 4 repetitions a side) and the Hodges-Lehmann shift with its 95% interval against a\n" +
+			"minimum effect. Faster/Slower: significant and at least the minimum effect; NoChange: the\n" +
+			"interval lies within ± the minimum effect, or the shift is significant but smaller;\n" +
+			"Inconclusive otherwise. The metric and minimum effect default to RUN's spec.baseline, else\n" +
+			"p50 and 0.05. It is what the operator and `run --local` record as the Regressed condition.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			base, baseFile, err := local.ReadRun(args[0])
+			if err != nil {
+				return fmt.Errorf("BASELINE: %w", err)
+			}
+			run, _, err := local.ReadRun(args[1])
+			if err != nil {
+				return fmt.Errorf("RUN: %w", err)
+			}
+			b := &benchv1.Baseline{}
+			if run.Spec.Baseline != nil {
+				*b = *run.Spec.Baseline
+			}
+			if metric != "" {
+				b.Metric = metric
+			}
+			if minEffect != "" {
+				b.MinEffect = minEffect
+			}
+			o, err := compare.OptionsFrom(b)
+			if err != nil {
+				return fmt.Errorf("%w (--metric, --min-effect)", err)
+			}
+			compare.Apply(run, base, baseFile, o)
+			if err := local.WriteComparison(cmd.OutOrStdout(), run); err != nil {
+				return err
+			}
+			if failOnRegression && compare.Regressed(run) {
+				cmd.SilenceErrors = true
+				return errRegressed
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&metric, "metric", "", "latency percentile compared: p50, p90, p95, p99 or p999 (default: RUN's spec.baseline.metric, else p50)")
+	f.StringVar(&minEffect, "min-effect", "", `smallest relative shift that counts, e.g. "0.05" (default: RUN's spec.baseline.minEffect, else 0.05)`)
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit with status 3 when a row is Slower (for CI)")
+	return cmd
+}

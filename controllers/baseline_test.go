@@ -1,0 +1,156 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/metrics"
+)
+
+// modelMeasurer answers a trial's figures from a model of the target instead of Prometheus:
+// it finds the trial by its TestRun (the query's test id) in the namespace's runs.
+type modelMeasurer struct {
+	c      client.Client
+	ns     string
+	figure func(run *benchv1.BenchmarkRun, t benchv1.Trial) benchv1.Measurement
+}
+
+func (m modelMeasurer) Measure(ctx context.Context, q metrics.TrialQuery, _ time.Time) (benchv1.Measurement, string, error) {
+	runs := &benchv1.BenchmarkRunList{}
+	if err := m.c.List(ctx, runs, client.InNamespace(m.ns)); err != nil {
+		return benchv1.Measurement{}, "", err
+	}
+	for i := range runs.Items {
+		for _, t := range runs.Items[i].Status.Trials {
+			if t.TestRun == q.TestID {
+				return m.figure(&runs.Items[i], t), "", nil
+			}
+		}
+	}
+	return benchv1.Measurement{}, "", nil
+}
+
+// startNamespace creates a namespace and a manager serving it with the given measurer.
+func startNamespace(t *testing.T, ns string, figure func(*benchv1.BenchmarkRun, benchv1.Trial) benchv1.Measurement) {
+	t.Helper()
+	if err := env.Client.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	stop, err := startManager(env.Config, []string{ns}, func(r *BenchmarkRunReconciler) {
+		r.Metrics = modelMeasurer{c: env.Client, ns: ns, figure: figure}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// p50Model is a target whose p50 per repetition comes from a table by run name; the rate
+// is always kept.
+func p50Model(p50s map[string][]int64) func(*benchv1.BenchmarkRun, benchv1.Trial) benchv1.Measurement {
+	return func(run *benchv1.BenchmarkRun, t benchv1.Trial) benchv1.Measurement {
+		v := p50s[run.Name][t.Repetition-1]
+		return benchv1.Measurement{Requests: int64(t.LoadPoint), AchievedMilliRPS: int64(t.LoadPoint) * 1000,
+			P50Micros: v, P90Micros: 2 * v, P95Micros: 2 * v, P99Micros: 3 * v, P999Micros: 4 * v, MaxMicros: 5 * v}
+	}
+}
+
+// The same object through the reconciler: an unchanged run is NoChange against its
+// baseline and Regressed False; one 25% slower is Slower and Regressed True; a baseline that
+// does not exist leaves Regressed Unknown without failing the run.
+func TestBaselineVerdictThroughTheReconciler(t *testing.T) {
+	ns := "baseline"
+	startNamespace(t, ns, p50Model(map[string][]int64{
+		"before": {1000, 1012, 994, 1006},
+		"same":   {1004, 998, 1010, 1001},
+		"slower": {1250, 1262, 1244, 1256},
+		"orphan": {1000, 1000, 1000, 1000},
+	}))
+	mk := func(name, baseline string) *benchv1.BenchmarkRun {
+		run := pingRun(name)
+		run.Namespace = ns
+		run.Spec.Load.Repetitions = 4
+		if baseline != "" {
+			run.Spec.Baseline = &benchv1.Baseline{Run: baseline}
+		}
+		fakes.script(name, &k6Outcome{})
+		if err := env.Client.Create(context.Background(), run); err != nil {
+			t.Fatal(err)
+		}
+		return run
+	}
+	done := func(run *benchv1.BenchmarkRun) *benchv1.BenchmarkRun {
+		return waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
+	}
+	before := done(mk("before", ""))
+	if before.Status.Phase != benchv1.PhaseSucceeded || meta.FindStatusCondition(before.Status.Conditions, benchv1.ConditionRegressed) != nil {
+		t.Fatalf("baseline run: phase %s, conditions %+v", before.Status.Phase, before.Status.Conditions)
+	}
+	same, slower, orphan := mk("same", "before"), mk("slower", "before"), mk("orphan", "never-ran")
+	for _, c := range []struct {
+		run     *benchv1.BenchmarkRun
+		verdict benchv1.RegressionVerdict
+		status  metav1.ConditionStatus
+		reason  string
+	}{
+		{same, benchv1.VerdictNoChange, metav1.ConditionFalse, "NoRegression"},
+		{slower, benchv1.VerdictSlower, metav1.ConditionTrue, "Slower"},
+		{orphan, "", metav1.ConditionUnknown, "BaselineUnavailable"},
+	} {
+		got := done(c.run)
+		if got.Status.Phase != benchv1.PhaseSucceeded {
+			t.Fatalf("%s: phase %s", got.Name, got.Status.Phase)
+		}
+		cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionRegressed)
+		if cond == nil || cond.Status != c.status || cond.Reason != c.reason {
+			t.Fatalf("%s: Regressed %+v", got.Name, cond)
+		}
+		row := got.Status.Results[0]
+		if c.verdict == "" {
+			if row.Baseline != nil || !strings.Contains(cond.Message, `no BenchmarkRun "never-ran"`) {
+				t.Fatalf("%s: %+v / %s", got.Name, row.Baseline, cond.Message)
+			}
+			continue
+		}
+		if row.Baseline == nil || row.Baseline.Verdict != c.verdict || row.Baseline.BaselineRepetitions != 4 || row.Baseline.BaselineMicros != 1000 {
+			t.Fatalf("%s: row comparison %+v", got.Name, row.Baseline)
+		}
+		if ref := got.Status.Baseline; ref == nil || ref.Source != ns+"/before" || ref.Metric != "p50" || ref.MinEffect != "0.05" {
+			t.Fatalf("%s: status.baseline %+v", got.Name, ref)
+		}
+		// Later passes re-aggregate the rows; the verdict stays.
+		time.Sleep(500 * time.Millisecond)
+		again := &benchv1.BenchmarkRun{}
+		if err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(got), again); err != nil || again.Status.Results[0].Baseline == nil {
+			t.Fatalf("%s: the verdict did not survive a later pass: %v", got.Name, err)
+		}
+		t.Logf("%s: %s %dppm p=%s; %s", got.Name, row.Baseline.Verdict, row.Baseline.ShiftPPM, row.Baseline.PValue, cond.Message)
+	}
+	// The comparison is an event, a warning when it regressed.
+	events := &eventsv1.EventList{}
+	if err := env.Client.List(context.Background(), events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range events.Items {
+		seen[e.Regarding.Name+"/"+e.Type+"/"+e.Reason] = true
+	}
+	for _, want := range []string{"same/Normal/BaselineCompared", "slower/Warning/Regressed", "orphan/Warning/BaselineUnavailable"} {
+		if !seen[want] {
+			t.Errorf("no event %s; events: %v", want, seen)
+		}
+	}
+}

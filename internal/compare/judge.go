@@ -1,0 +1,113 @@
+// Package compare judges a run against a baseline run: per result row, Faster, Slower,
+// NoChange or Inconclusive from the repetitions of both (internal/stats), and the run's
+// Regressed condition. The operator, the local mode and `gauntlet compare` all call it.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/stats"
+)
+
+// Alpha is the significance level of the Mann-Whitney test.
+const Alpha = 0.05
+
+// MinRepetitions a side: below 4, no split of the repetitions is rare enough to reject at
+// alpha 0.05 (with 3 a side, the most extreme one has p = 0.1).
+const MinRepetitions = 4
+
+// confidence of the Hodges-Lehmann interval, matching Alpha.
+const confidence = 1 - Alpha
+
+// Defaults of spec.baseline (the schema defaults them too; a status.yaml written by hand
+// or by an older version may lack them).
+const (
+	DefaultMetric    = "p50"
+	DefaultMinEffect = "0.05"
+)
+
+// Judge compares one metric's repetitions, base against cur (microseconds), with a minimum
+// effect in parts per million of the baseline's median:
+//   - Slower (Faster): p < Alpha and the shift is at least +minEffect (at most -minEffect);
+//   - NoChange: the shift's 95% interval lies within ±minEffect, or p < Alpha and the shift
+//     is smaller than minEffect (real, but too small to matter);
+//   - Inconclusive: fewer than MinRepetitions a side, or neither (a change of the minimum
+//     effect can be neither ruled in nor out).
+func Judge(base, cur []int64, minEffectPPM int64) benchv1.Comparison {
+	c := benchv1.Comparison{BaselineRepetitions: int32(len(base)), Verdict: benchv1.VerdictInconclusive}
+	if len(base) == 0 || len(cur) == 0 {
+		c.Message = "no repetition to compare on one side"
+		return c
+	}
+	c.BaselineMicros, c.Micros = median(base), median(cur)
+	x, y := floats(base), floats(cur)
+	u, _ := stats.MannWhitney(x, y)
+	hl, _ := stats.HodgesLehmann(x, y, confidence)
+	c.PValue = strconv.FormatFloat(u.P, 'f', 4, 64)
+	c.ShiftMicros = int64(math.Round(hl.Estimate))
+	ref := float64(max(c.BaselineMicros, 1))
+	rel := func(v float64) int64 { return int64(math.Round(v / ref * 1e6)) }
+	c.ShiftPPM = rel(hl.Estimate)
+	if !math.IsInf(hl.Low, 0) {
+		loPPM, hiPPM := rel(hl.Low), rel(hl.High)
+		c.ShiftLowPPM, c.ShiftHighPPM = &loPPM, &hiPPM
+	}
+	if len(base) < MinRepetitions || len(cur) < MinRepetitions {
+		c.Message = fmt.Sprintf("%d and %d repetitions: a verdict needs at least %d a side", len(base), len(cur), MinRepetitions)
+		return c
+	}
+	significant := u.P < Alpha
+	withinBand := c.ShiftLowPPM != nil && *c.ShiftLowPPM > -minEffectPPM && *c.ShiftHighPPM < minEffectPPM
+	switch {
+	case significant && c.ShiftPPM >= minEffectPPM:
+		c.Verdict = benchv1.VerdictSlower
+	case significant && c.ShiftPPM <= -minEffectPPM:
+		c.Verdict = benchv1.VerdictFaster
+	case withinBand || significant:
+		c.Verdict = benchv1.VerdictNoChange
+	default:
+		c.Message = fmt.Sprintf("not significant (p %s) and the 95%% interval of the shift reaches past ±%s: too noisy to rule a change in or out; more repetitions narrow it",
+			c.PValue, FormatPPM(minEffectPPM))
+	}
+	return c
+}
+
+// FormatPPM prints parts per million as a signed percentage: +20.3%.
+func FormatPPM(ppm int64) string {
+	return strconv.FormatFloat(float64(ppm)/1e4, 'f', 1, 64) + "%"
+}
+
+// FormatShift prints a comparison's relative shift with its interval: "+20.3% [+15.1, +26.0]".
+func FormatShift(c benchv1.Comparison) string {
+	s := signed(c.ShiftPPM) + "%"
+	if c.ShiftLowPPM != nil {
+		s += " [" + signed(*c.ShiftLowPPM) + ", " + signed(*c.ShiftHighPPM) + "]"
+	}
+	return s
+}
+
+func signed(ppm int64) string {
+	v := strconv.FormatFloat(float64(ppm)/1e4, 'f', 1, 64)
+	if ppm >= 0 {
+		return "+" + v
+	}
+	return v
+}
+
+func median(v []int64) int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[(len(s)-1)/2] // the lower middle, as results.Summarize: a measured value
+}
+
+func floats(v []int64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}

@@ -1,0 +1,208 @@
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// Reasons of the Regressed condition.
+const (
+	ReasonSlower              = "Slower"
+	ReasonNoRegression        = "NoRegression"
+	ReasonBaselineUnavailable = "BaselineUnavailable"
+)
+
+// Options are spec.baseline's settings, defaulted.
+type Options struct {
+	Metric       string
+	MinEffect    string
+	MinEffectPPM int64
+}
+
+// OptionsFrom reads spec.baseline (nil: the defaults). A minimum effect the schema would
+// refuse is an error naming the field.
+func OptionsFrom(b *benchv1.Baseline) (Options, error) {
+	o := Options{Metric: DefaultMetric, MinEffect: DefaultMinEffect}
+	if b != nil && b.Metric != "" {
+		o.Metric = b.Metric
+	}
+	if b != nil && b.MinEffect != "" {
+		o.MinEffect = b.MinEffect
+	}
+	if metricIndex(o.Metric) < 0 {
+		return o, fmt.Errorf("spec.baseline.metric: %q is not one of p50, p90, p95, p99, p999", o.Metric)
+	}
+	ppm, ok := results.ParseFraction(o.MinEffect)
+	if !ok || ppm <= 0 || ppm >= 1_000_000 {
+		return o, fmt.Errorf("spec.baseline.minEffect: %q is not a decimal fraction between 0 and 1 such as \"0.05\"", o.MinEffect)
+	}
+	o.MinEffectPPM = ppm
+	return o, nil
+}
+
+// Rows compares every result row of run with the same row (target, scenario, load point)
+// of base, from the repetitions in both runs' trials, and sets each row's Baseline. It
+// returns the verdicts in row order.
+func Rows(run, base *benchv1.BenchmarkRun, o Options) []benchv1.RegressionVerdict {
+	_, curGroups := results.Group(run.Status.Trials)
+	_, baseGroups := results.Group(base.Status.Trials)
+	baseRows := base.Status.Results
+	if len(baseRows) == 0 {
+		baseRows = results.Aggregate(&base.Spec, base.Status.Trials)
+	}
+	var verdicts []benchv1.RegressionVerdict
+	for i := range run.Status.Results {
+		r := &run.Status.Results[i]
+		k := results.RowKey{Target: r.Target, Scenario: r.Scenario, Point: r.LoadPoint}
+		c := row(r, find(baseRows, k), succeeded(curGroups[k]), succeeded(baseGroups[k]), o)
+		if model(run) != model(base) {
+			c = benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: o.Metric,
+				Message: fmt.Sprintf("the baseline used the %s model, this run the %s: load points differ in meaning", model(base), model(run))}
+		}
+		r.Baseline = &c
+		verdicts = append(verdicts, c.Verdict)
+	}
+	return verdicts
+}
+
+func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Options) benchv1.Comparison {
+	inconclusive := func(format string, args ...any) benchv1.Comparison {
+		return benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: o.Metric, BaselineRepetitions: int32(len(base)),
+			Message: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case baseRow == nil || len(base) == 0:
+		return inconclusive("the baseline has no measured row for %s/%s at %d", r.Target, r.Scenario, r.LoadPoint)
+	case !r.Valid:
+		return inconclusive("this row is invalid (%s): its figures are not the target's", strings.Join(r.Flags, ","))
+	case !baseRow.Valid:
+		return inconclusive("the baseline row is invalid (%s): its figures are not the target's", strings.Join(baseRow.Flags, ","))
+	}
+	src := benchv1.LatencyWire
+	for _, m := range append(append([]benchv1.Measurement(nil), cur...), base...) {
+		if !results.WireComplete(m) {
+			src = benchv1.LatencyGenerator // one source for both sides, or the shift is the source's
+		}
+	}
+	idx := metricIndex(o.Metric)
+	c := Judge(values(base, src, idx), values(cur, src, idx), o.MinEffectPPM)
+	c.Metric, c.Source = o.Metric, src
+	return c
+}
+
+// Apply compares run with base (read from source: namespace/name or a folder), records
+// the verdicts and sets Regressed: True when a row is Slower.
+func Apply(run, base *benchv1.BenchmarkRun, source string, o Options) {
+	verdicts := Rows(run, base, o)
+	run.Status.Baseline = &benchv1.BaselineRef{Run: base.Name, Source: source, Metric: o.Metric, MinEffect: o.MinEffect}
+	counts := map[benchv1.RegressionVerdict]int{}
+	var slower []string
+	for i, v := range verdicts {
+		counts[v]++
+		if v == benchv1.VerdictSlower {
+			r := run.Status.Results[i]
+			slower = append(slower, fmt.Sprintf("%s/%s@%d %s", r.Target, r.Scenario, r.LoadPoint, FormatShift(*r.Baseline)))
+		}
+	}
+	summary := fmt.Sprintf("%s against %s (min effect %s): %d Slower, %d Faster, %d NoChange, %d Inconclusive",
+		o.Metric, base.Name, o.MinEffect, counts[benchv1.VerdictSlower], counts[benchv1.VerdictFaster],
+		counts[benchv1.VerdictNoChange], counts[benchv1.VerdictInconclusive])
+	if len(slower) > 0 {
+		setRegressed(run, metav1.ConditionTrue, ReasonSlower, "slower: "+strings.Join(slower, ", ")+"; "+summary)
+		return
+	}
+	setRegressed(run, metav1.ConditionFalse, ReasonNoRegression, summary)
+}
+
+// Unavailable sets Regressed Unknown: the baseline could not be read or has nothing to
+// compare with.
+func Unavailable(run *benchv1.BenchmarkRun, why string) {
+	setRegressed(run, metav1.ConditionUnknown, ReasonBaselineUnavailable, why)
+}
+
+// Summary counts a run's verdicts, for events and the terminal: "1 Slower, 2 NoChange".
+func Summary(run *benchv1.BenchmarkRun) string {
+	c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed)
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf("Regressed=%s: %s", c.Status, c.Message)
+}
+
+func setRegressed(run *benchv1.BenchmarkRun, status metav1.ConditionStatus, reason, msg string) {
+	meta.SetStatusCondition(&run.Status.Conditions, metav1.Condition{Type: benchv1.ConditionRegressed, Status: status,
+		Reason: reason, Message: msg, ObservedGeneration: run.Generation})
+}
+
+// CarryOver copies the comparisons of old rows onto freshly aggregated rows of the same key:
+// the operator re-aggregates every pass, while the baseline is read once, at the end.
+func CarryOver(old, fresh []benchv1.ResultRow) {
+	for i := range fresh {
+		k := results.RowKey{Target: fresh[i].Target, Scenario: fresh[i].Scenario, Point: fresh[i].LoadPoint}
+		if o := find(old, k); o != nil && o.Baseline != nil {
+			fresh[i].Baseline = o.Baseline
+		}
+	}
+}
+
+func find(rows []benchv1.ResultRow, k results.RowKey) *benchv1.ResultRow {
+	for i := range rows {
+		if rows[i].Target == k.Target && rows[i].Scenario == k.Scenario && rows[i].LoadPoint == k.Point {
+			return &rows[i]
+		}
+	}
+	return nil
+}
+
+func succeeded(trials []benchv1.Trial) []benchv1.Measurement {
+	var ms []benchv1.Measurement
+	for _, t := range trials {
+		if t.Phase == benchv1.TrialSucceeded && t.Result != nil {
+			ms = append(ms, *t.Result)
+		}
+	}
+	return ms
+}
+
+func model(run *benchv1.BenchmarkRun) string {
+	if run.Spec.Load.Model == "closed" {
+		return "closed"
+	}
+	return "open"
+}
+
+var metrics = []string{"p50", "p90", "p95", "p99", "p999"}
+
+func metricIndex(m string) int {
+	for i, v := range metrics {
+		if v == m {
+			return i
+		}
+	}
+	return -1
+}
+
+// values is one latency percentile of each measurement, from the wire or from k6.
+func values(ms []benchv1.Measurement, src benchv1.LatencySource, idx int) []int64 {
+	out := make([]int64, 0, len(ms))
+	for _, m := range ms {
+		v := [5]int64{m.P50Micros, m.P90Micros, m.P95Micros, m.P99Micros, m.P999Micros}
+		if src == benchv1.LatencyWire {
+			w := m.Wire
+			v = [5]int64{w.P50Micros, w.P90Micros, w.P95Micros, w.P99Micros, w.P999Micros}
+		}
+		out = append(out, v[idx])
+	}
+	return out
+}
+
+// Regressed reports whether the run's Regressed condition is True.
+func Regressed(run *benchv1.BenchmarkRun) bool {
+	return meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionRegressed)
+}

@@ -1,0 +1,67 @@
+package local
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/compare"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// WriteComparison prints every row's verdict against the baseline (nothing when the run
+// has none): the metric's medians on both sides with n, the Hodges-Lehmann shift with its
+// 95% interval, the Mann-Whitney p-value and the verdict, then the Regressed condition.
+func WriteComparison(w io.Writer, run *benchv1.BenchmarkRun) error {
+	ref := run.Status.Baseline
+	if summary := compare.Summary(run); ref == nil {
+		if summary != "" {
+			_, err := fmt.Fprintln(w, summary)
+			return err
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "against %s (%s; %s, minimum effect %s):\n", ref.Run, ref.Source, ref.Metric, ref.MinEffect)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tMETRIC\tSRC\tBASELINE\tTHIS RUN\tSHIFT [95% CI]\tP\tVERDICT")
+	for _, r := range run.Status.Results {
+		c := r.Baseline
+		if c == nil {
+			continue
+		}
+		cl := comparisonCells(*c, r)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint),
+			c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range run.Status.Results {
+		if c := r.Baseline; c != nil && c.Message != "" {
+			fmt.Fprintf(w, "%s/%s@%d: %s\n", r.Target, r.Scenario, r.LoadPoint, c.Message)
+		}
+	}
+	_, err := fmt.Fprintln(w, compare.Summary(run))
+	return err
+}
+
+// comparisonCell is a row's comparison as the table and the report print it.
+type comparisonCell struct {
+	Source, Baseline, This, Shift, P, Verdict string
+}
+
+func comparisonCells(c benchv1.Comparison, r benchv1.ResultRow) comparisonCell {
+	cl := comparisonCell{Source: NoFigure, Baseline: NoFigure, This: NoFigure, Shift: NoFigure, P: NoFigure, Verdict: string(c.Verdict)}
+	if c.PValue == "" {
+		return cl
+	}
+	cl.Source = "k6"
+	if c.Source == benchv1.LatencyWire {
+		cl.Source = "wire"
+	}
+	cl.Baseline = fmt.Sprintf("%s (n=%d)", results.FormatMicros(c.BaselineMicros), c.BaselineRepetitions)
+	cl.This = fmt.Sprintf("%s (n=%d)", results.FormatMicros(c.Micros), r.Repetitions)
+	cl.Shift, cl.P = compare.FormatShift(c), c.PValue
+	return cl
+}
