@@ -38,8 +38,9 @@ const (
 	// the Hodges-Lehmann shift is at least the minimum effect.
 	VerdictFaster RegressionVerdict = "Faster"
 	VerdictSlower RegressionVerdict = "Slower"
-	// NoChange: the shift's confidence interval lies within ± the minimum effect, or the
-	// shift is real (significant) but smaller than the minimum effect.
+	// NoChange: the shift is shown to lie within ± the minimum effect (two one-sided tests
+	// at alpha 0.05: its 90% interval inside the band), or it is real (significant) but
+	// smaller than the minimum effect.
 	VerdictNoChange RegressionVerdict = "NoChange"
 	// Inconclusive: fewer than 4 repetitions on a side, no matching baseline row, or data
 	// too noisy to rule a change of the minimum effect in or out.
