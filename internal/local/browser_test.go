@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -85,11 +84,7 @@ var chartTag = regexp.MustCompile(`(?s)<svg class="chart".*?</svg>`)
 func TestReportInChromium(t *testing.T) {
 	page := os.Getenv("GAUNTLET_REPORT")
 	if page == "" {
-		base := searchedRun(t, "before", 1000)
-		run := searchedRun(t, "after", 1300)
-		o, _ := compare.OptionsFrom(nil)
-		compare.Apply(run, base, "results/before", o)
-		html, err := Report(run)
+		html, err := Report(comparedRun(t))
 		if err != nil {
 			t.Fatal(err)
 		}

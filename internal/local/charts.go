@@ -94,15 +94,8 @@ func rateChart(title string, ss []rateSeries, slo float64, format, rate func(flo
 		ys = append(ys, slo)
 	}
 	a := newAxis(ys, true)
-	xa := newAxis(xs, false)
-	px := func(v float64) float64 { return float64(padL) + float64(plotW)*v/xa.hi }
-	py := func(v float64) float64 { return float64(padT+plotH) - a.y(v) }
 	var b strings.Builder
-	frame(&b, title, a, format, legend)
-	for _, v := range xa.ticks() {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" %s>%s</text>`, px(v), padT+plotH+16, fontStyle, esc(rate(v)))
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" %s>offered rate (req/s)</text>`, padL+plotW/2, padT+plotH+36, fontStyle)
+	px, py := xyFrame(&b, title, a, newAxis(xs, false), format, rate, "offered rate (req/s)", legend)
 	if slo > 0 {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c00" stroke-dasharray="6 4"/><text x="%d" y="%.1f" text-anchor="end" fill="#c00" %s>SLO %s</text>`,
 			padL, padL+plotW, py(slo), py(slo), padL+plotW-4, py(slo)-4, fontStyle, esc(format(slo)))

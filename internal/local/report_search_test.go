@@ -55,11 +55,19 @@ func searchedRun(t *testing.T, name string, p50 int64) *benchv1.BenchmarkRun {
 	return run
 }
 
-func TestReportShowsCapacityAndVerdicts(t *testing.T) {
+// comparedRun is a searched run 30% slower than its baseline: every chart and column of
+// the report has something to show.
+func comparedRun(t *testing.T) *benchv1.BenchmarkRun {
+	t.Helper()
 	base := searchedRun(t, "before", 1000)
 	run := searchedRun(t, "after", 1300)
 	o, _ := compare.OptionsFrom(nil)
 	compare.Apply(run, base, "results/before", o)
+	return run
+}
+
+func TestReportShowsCapacityAndVerdicts(t *testing.T) {
+	run := comparedRun(t)
 	html, err := Report(run)
 	if err != nil {
 		t.Fatal(err)
