@@ -14,10 +14,13 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
-// regressionSpec is go-nethttp, one worker, on a CPU-bound request at a fifth of its
-// capacity, six repetitions; extraCPU burns that many µs more per request (EXTRA_CPU_MICROS).
+// regressionSpec is go-nethttp, one worker, on a CPU-bound request at about a tenth of its
+// capacity, eight repetitions; extraCPU burns that many µs more per request
+// (EXTRA_CPU_MICROS). The minimum effect is 10%: on this shared 2-core machine, back-to-back
+// runs of the same target drift by about 5% with the other work on it (measured: +5.3%,
+// p 0.04, between two unchanged runs), which a 5% minimum effect would call a change.
 func regressionSpec(name string, extraCPU int64) string {
-	baseline := "  baseline: {run: regression-base, metric: p50, minEffect: \"0.05\"}\n"
+	baseline := "  baseline: {run: regression-base, metric: p50, minEffect: \"0.1\"}\n"
 	if name == "regression-base" {
 		baseline = ""
 	}
@@ -27,7 +30,7 @@ metadata: {name: %s}
 spec:
   targets: [{name: go, preset: go-nethttp, workers: 1, env: [{name: EXTRA_CPU_MICROS, value: "%d"}]}]
   scenarios: [{name: primes, requests: [{path: "/api/cpu/primes?n=20000"}]}]
-  load: {rates: [100], maxVUs: 100, warmup: 1s, duration: 3s, repetitions: 6}
+  load: {rates: [100], maxVUs: 100, warmup: 1s, duration: 3s, repetitions: 8}
 %s`, name, extraCPU, baseline)
 }
 
@@ -56,7 +59,7 @@ func p50s(run *benchv1.BenchmarkRun) []int64 {
 }
 
 // The same target measured twice is NoChange against itself; with 20% more CPU work per
-// request it is Slower, at the 5% minimum effect; and NoChange-against-NoChange verdicts
+// request it is Slower, at the 10% minimum effect set; and NoChange-against-NoChange verdicts
 // drawn from the real repetitions rarely claim a change (the false-positive rate, printed).
 func TestRegressionVerdicts(t *testing.T) {
 	runOnce := func(name string, extra int64, baseline string) (*benchv1.BenchmarkRun, string) {
@@ -106,8 +109,8 @@ func TestRegressionVerdicts(t *testing.T) {
 	if c := verdict(same); c.Verdict != benchv1.VerdictNoChange || regressed(same) != "False" {
 		t.Errorf("the same target measured twice: %s, Regressed %s; want NoChange, False", c.Verdict, regressed(same))
 	}
-	if c := verdict(slow); c.Verdict != benchv1.VerdictSlower || c.ShiftPPM < 50_000 || regressed(slow) != "True" {
-		t.Errorf("20%% more CPU per request: %s (%s), Regressed %s; want Slower by at least 5%%, True", c.Verdict, compare.FormatShift(c), regressed(slow))
+	if c := verdict(slow); c.Verdict != benchv1.VerdictSlower || c.ShiftPPM < 100_000 || regressed(slow) != "True" {
+		t.Errorf("20%% more CPU per request: %s (%s), Regressed %s; want Slower by at least 10%%, True", c.Verdict, compare.FormatShift(c), regressed(slow))
 	}
 	// gauntlet compare prints the same verdict from the folders, either way round.
 	out, err := exec.Command(gauntlet, "compare", sameDir, filepath.Join(baseDir, "status.yaml")).CombinedOutput()
@@ -116,7 +119,7 @@ func TestRegressionVerdicts(t *testing.T) {
 	}
 	t.Logf("gauntlet compare %s %s:\n%s", filepath.Base(sameDir), filepath.Base(baseDir), out)
 
-	// False positives: 20 pairs of disjoint six-repetition samples drawn from the twelve real
+	// False positives: 20 pairs of disjoint eight-repetition samples drawn from the sixteen real
 	// repetitions of the two unchanged runs; any Slower or Faster among them is false.
 	pool := append(p50s(base), p50s(same)...)
 	rng := rand.New(rand.NewPCG(11, 11))
@@ -131,7 +134,7 @@ func TestRegressionVerdicts(t *testing.T) {
 				b = append(b, pool[k])
 			}
 		}
-		counts[compare.Judge(a, b, 50_000).Verdict]++
+		counts[compare.Judge(a, b, 100_000).Verdict]++
 	}
 	falsePositives := counts[benchv1.VerdictSlower] + counts[benchv1.VerdictFaster]
 	t.Logf("false-positive rate over 20 NoChange-vs-NoChange pairs drawn from %d real repetitions: %d/20 (%d NoChange, %d Inconclusive)",
