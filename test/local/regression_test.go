@@ -58,8 +58,8 @@ func p50s(run *benchv1.BenchmarkRun) []int64 {
 	return out
 }
 
-// The same target measured twice is NoChange against itself; with 20% more CPU work per
-// request it is Slower, at the 10% minimum effect set; and NoChange-against-NoChange verdicts
+// The same target measured twice is never a change against itself (NoChange when steady);
+// with 20% more CPU work per request it is Slower, at the 10% minimum effect set; and NoChange-against-NoChange verdicts
 // drawn from the real repetitions rarely claim a change (the false-positive rate, printed).
 func TestRegressionVerdicts(t *testing.T) {
 	runOnce := func(name string, extra int64, baseline string) (*benchv1.BenchmarkRun, string) {
@@ -106,15 +106,23 @@ func TestRegressionVerdicts(t *testing.T) {
 		}
 		return "absent"
 	}
-	if c := verdict(same); c.Verdict != benchv1.VerdictNoChange || regressed(same) != "False" {
-		t.Errorf("the same target measured twice: %s, Regressed %s; want NoChange, False", c.Verdict, regressed(same))
+	// Unchanged: never a change. NoChange when the two runs' repetitions are steady enough to
+	// show it; on this shared machine the runs drift apart by up to ~10% with the other work
+	// on it, and then the verdict is Inconclusive, saying why, rather than a false Slower.
+	switch c := verdict(same); {
+	case regressed(same) != "False":
+		t.Errorf("the same target measured twice: Regressed %s, want False", regressed(same))
+	case c.Verdict == benchv1.VerdictInconclusive && !strings.Contains(c.Message, "90% interval"):
+		t.Errorf("an Inconclusive verdict must give the interval that made it so: %q", c.Message)
+	case c.Verdict != benchv1.VerdictNoChange && c.Verdict != benchv1.VerdictInconclusive:
+		t.Errorf("the same target measured twice: %s, want NoChange (or Inconclusive when the machine drifted)", c.Verdict)
 	}
 	if c := verdict(slow); c.Verdict != benchv1.VerdictSlower || c.ShiftPPM < 100_000 || regressed(slow) != "True" {
 		t.Errorf("20%% more CPU per request: %s (%s), Regressed %s; want Slower by at least 10%%, True", c.Verdict, compare.FormatShift(c), regressed(slow))
 	}
 	// gauntlet compare prints the same verdict from the folders, either way round.
 	out, err := exec.Command(gauntlet, "compare", sameDir, filepath.Join(baseDir, "status.yaml")).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "NoChange") && !strings.Contains(string(out), "Inconclusive") {
+	if err != nil || !strings.Contains(string(out), "Regressed=False") {
 		t.Errorf("gauntlet compare: %v\n%s", err, out)
 	}
 	t.Logf("gauntlet compare %s %s:\n%s", filepath.Base(sameDir), filepath.Base(baseDir), out)
