@@ -38,11 +38,14 @@ const (
 	// the Hodges-Lehmann shift is at least the minimum effect.
 	VerdictFaster RegressionVerdict = "Faster"
 	VerdictSlower RegressionVerdict = "Slower"
-	// NoChange: the shift's confidence interval lies within ± the minimum effect, or the
-	// shift is real (significant) but smaller than the minimum effect.
+	// NoChange: the shift is shown to lie within ± the minimum effect (two one-sided tests
+	// at alpha 0.05: its 90% interval inside the band), or it is real (significant) but
+	// smaller than the minimum effect.
 	VerdictNoChange RegressionVerdict = "NoChange"
-	// Inconclusive: fewer than 4 repetitions on a side, no matching baseline row, or data
-	// too noisy to rule a change of the minimum effect in or out.
+	// Inconclusive: fewer than 4 valid repetitions on a side (a repetition flagged on its
+	// own, such as DroppedIterations, is left out), no matching baseline row, a row void as
+	// a whole (SharedCores, GeneratorNoise), or data too noisy to rule a change of the
+	// minimum effect in or out.
 	VerdictInconclusive RegressionVerdict = "Inconclusive"
 )
 
@@ -55,7 +58,7 @@ type Comparison struct {
 	// when both runs captured every repetition on the wire, else Generator).
 	Metric string        `json:"metric"`
 	Source LatencySource `json:"source"`
-	// BaselineRepetitions is the baseline row's n.
+	// BaselineRepetitions is the baseline's valid repetitions compared (n).
 	BaselineRepetitions int32 `json:"baselineRepetitions"`
 	// BaselineMicros and Micros are the metric's medians over the repetitions of each run.
 	BaselineMicros int64 `json:"baselineMicros"`
@@ -75,8 +78,8 @@ type Comparison struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=16
 	PValue string `json:"pValue,omitempty"`
-	// Message says why a verdict is Inconclusive; at most MaxComparisonMessageLength (256)
-	// bytes, so 200 rows' comparisons fit the status.
+	// Message says why a verdict is Inconclusive, or which repetitions were left out; at
+	// most MaxComparisonMessageLength (256) bytes, so 200 rows' comparisons fit the status.
 	// +optional
 	// +kubebuilder:validation:MaxLength=256
 	Message string `json:"message,omitempty"`

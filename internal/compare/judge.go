@@ -20,8 +20,13 @@ const Alpha = 0.05
 // alpha 0.05 (with 3 a side, the most extreme one has p = 0.1).
 const MinRepetitions = 4
 
-// confidence of the Hodges-Lehmann interval, matching Alpha.
+// confidence of the Hodges-Lehmann interval reported, matching Alpha.
 const confidence = 1 - Alpha
+
+// equivalenceConfidence is the interval NoChange is judged on: two one-sided tests at Alpha
+// (TOST, Schuirmann 1987) show a shift within ± the minimum effect exactly when the 1 - 2
+// Alpha interval lies inside it.
+const equivalenceConfidence = 1 - 2*Alpha
 
 // Defaults of spec.baseline (the schema defaults them too; a status.yaml written by hand
 // or by an older version may lack them).
@@ -33,8 +38,9 @@ const (
 // Judge compares one metric's repetitions, base against cur (microseconds), with a minimum
 // effect in parts per million of the baseline's median:
 //   - Slower (Faster): p < Alpha and the shift is at least +minEffect (at most -minEffect);
-//   - NoChange: the shift's 95% interval lies within ±minEffect, or p < Alpha and the shift
-//     is smaller than minEffect (real, but too small to matter);
+//   - NoChange: the shift is shown to lie within ±minEffect (two one-sided tests at Alpha:
+//     its 90% interval inside the band), or p < Alpha and the shift is smaller than
+//     minEffect (real, but too small to matter);
 //   - Inconclusive: fewer than MinRepetitions a side, or neither (a change of the minimum
 //     effect can be neither ruled in nor out).
 func Judge(base, cur []int64, minEffectPPM int64) benchv1.Comparison {
@@ -61,7 +67,8 @@ func Judge(base, cur []int64, minEffectPPM int64) benchv1.Comparison {
 		return c
 	}
 	significant := u.P < Alpha
-	withinBand := c.ShiftLowPPM != nil && *c.ShiftLowPPM > -minEffectPPM && *c.ShiftHighPPM < minEffectPPM
+	eq, _ := stats.HodgesLehmann(x, y, equivalenceConfidence)
+	withinBand := !math.IsInf(eq.Low, 0) && rel(eq.Low) > -minEffectPPM && rel(eq.High) < minEffectPPM
 	switch {
 	case significant && c.ShiftPPM >= minEffectPPM:
 		c.Verdict = benchv1.VerdictSlower
@@ -70,8 +77,8 @@ func Judge(base, cur []int64, minEffectPPM int64) benchv1.Comparison {
 	case withinBand || significant:
 		c.Verdict = benchv1.VerdictNoChange
 	default:
-		c.Message = fmt.Sprintf("not significant (p %s) and the 95%% interval of the shift reaches past ±%s: too noisy to rule a change in or out; more repetitions narrow it",
-			c.PValue, FormatPPM(minEffectPPM))
+		c.Message = fmt.Sprintf("not significant (p %s), and the shift's 90%% interval [%s, %s] reaches past ±%s: too noisy to rule a change in or out; more repetitions narrow it",
+			c.PValue, signed(rel(eq.Low))+"%", signed(rel(eq.High))+"%", FormatPPM(minEffectPPM))
 	}
 	return c
 }

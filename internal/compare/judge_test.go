@@ -46,6 +46,12 @@ func TestJudgeVerdicts(t *testing.T) {
 		*got.ShiftLowPPM != 96903 || *got.ShiftHighPPM != 102897 || got.Verdict != benchv1.VerdictSlower {
 		t.Fatalf("%+v", got)
 	}
+	// Equivalence is judged on the 90% interval (two one-sided tests at alpha 0.05): here
+	// the 95% interval reaches -5.0%, the 90% one lies inside ±5%.
+	eq := Judge([]int64{1000, 1030, 970, 1045, 960, 1010}, []int64{1005, 975, 1040, 990, 1020, 960}, fivePercent)
+	if eq.Verdict != benchv1.VerdictNoChange || *eq.ShiftLowPPM > -49_000 {
+		t.Fatalf("equivalence: %s %s", eq.Verdict, FormatShift(eq))
+	}
 	if FormatShift(got) != "+10.0% [+9.7, +10.3]" {
 		t.Fatalf("FormatShift: %s", FormatShift(got))
 	}

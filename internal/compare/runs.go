@@ -60,7 +60,12 @@ func Rows(run, base *benchv1.BenchmarkRun, o Options) []benchv1.RegressionVerdic
 	for i := range run.Status.Results {
 		r := &run.Status.Results[i]
 		k := results.RowKey{Target: r.Target, Scenario: r.Scenario, Point: r.LoadPoint}
-		c := row(r, find(baseRows, k), succeeded(curGroups[k]), succeeded(baseGroups[k]), o)
+		cur, curOut := valid(&run.Spec, curGroups[k])
+		prev, baseOut := valid(&base.Spec, baseGroups[k])
+		c := row(r, find(baseRows, k), cur, prev, o)
+		if left := leftOut("this run", curOut) + leftOut("the baseline", baseOut); left != "" && c.Verdict != benchv1.VerdictInconclusive {
+			c.Message = strings.TrimPrefix(left, "; ")
+		}
 		if model(run) != model(base) {
 			c = benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: o.Metric,
 				Message: fmt.Sprintf("the baseline used the %s model, this run the %s: load points differ in meaning", model(base), model(run))}
@@ -77,12 +82,14 @@ func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Optio
 			Message: fmt.Sprintf(format, args...)}
 	}
 	switch {
-	case baseRow == nil || len(base) == 0:
+	case baseRow == nil:
 		return inconclusive("the baseline has no measured row for %s/%s at %d", r.Target, r.Scenario, r.LoadPoint)
-	case !r.Valid:
-		return inconclusive("this row is invalid (%s): its figures are not the target's", strings.Join(r.Flags, ","))
-	case !baseRow.Valid:
-		return inconclusive("the baseline row is invalid (%s): its figures are not the target's", strings.Join(baseRow.Flags, ","))
+	case rowLevel(r.Flags) != "":
+		return inconclusive("this row is invalid (%s): its figures are not the target's", rowLevel(r.Flags))
+	case rowLevel(baseRow.Flags) != "":
+		return inconclusive("the baseline row is invalid (%s): its figures are not the target's", rowLevel(baseRow.Flags))
+	case len(cur) < MinRepetitions || len(base) < MinRepetitions:
+		return inconclusive("%d and %d valid repetitions (baseline, this run): a verdict needs at least %d a side", len(base), len(cur), MinRepetitions)
 	}
 	src := benchv1.LatencyWire
 	for _, m := range append(append([]benchv1.Measurement(nil), cur...), base...) {
@@ -160,14 +167,50 @@ func find(rows []benchv1.ResultRow, k results.RowKey) *benchv1.ResultRow {
 	return nil
 }
 
-func succeeded(trials []benchv1.Trial) []benchv1.Measurement {
-	var ms []benchv1.Measurement
+// valid are the repetitions whose own figures can be trusted (results.TrialRow: no
+// generator bound, dropped iterations, rate shortfall or errors above the SLO), and why the
+// others were left out: on a busy machine one stalled repetition would otherwise void the
+// comparison of the other five.
+func valid(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) (ms []benchv1.Measurement, out map[string]int) {
+	out = map[string]int{}
 	for _, t := range trials {
-		if t.Phase == benchv1.TrialSucceeded && t.Result != nil {
-			ms = append(ms, *t.Result)
+		if t.Phase != benchv1.TrialSucceeded || t.Result == nil {
+			continue
+		}
+		if tr := results.TrialRow(spec, t); !tr.Valid {
+			for _, f := range tr.Flags {
+				out[f]++
+			}
+			continue
+		}
+		ms = append(ms, *t.Result)
+	}
+	return ms, out
+}
+
+func leftOut(side string, flags map[string]int) string {
+	if len(flags) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, f := range results.ValidityFlags {
+		if n := flags[f]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", f, n))
 		}
 	}
-	return ms
+	return fmt.Sprintf("; %s: repetitions left out (%s)", side, strings.Join(parts, ", "))
+}
+
+// rowLevel are the flags that void a whole row rather than a repetition: k6 and the targets
+// shared CPUs, or k6's latency is its own floor's (judged on the medians).
+func rowLevel(flags []string) string {
+	var out []string
+	for _, f := range flags {
+		if f == results.FlagSharedCores || f == results.FlagGeneratorNoise {
+			out = append(out, f)
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 func model(run *benchv1.BenchmarkRun) string {

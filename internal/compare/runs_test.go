@@ -73,11 +73,23 @@ func TestApplyFlagsTheSlowerRow(t *testing.T) {
 func TestRowsWithoutAMatch(t *testing.T) {
 	base := runWith("before", map[string][]int64{"go": {100, 101, 102, 103}}, false)
 	run := runWith("after", map[string][]int64{"go": {100, 101, 102, 103}, "node": {1, 2, 3, 4}}, false)
-	run.Status.Results[0].Valid, run.Status.Results[0].Flags = false, []string{results.FlagGeneratorBound}
+	// Two of go's four repetitions had a saturated generator: two valid ones are too few.
+	for i := 0; i < 2; i++ {
+		run.Status.Trials[i].Result.GeneratorCPUMillicores, run.Status.Trials[i].Result.GeneratorCPULimitMillicores = 900, 1000
+	}
 	o, _ := OptionsFrom(nil)
 	v := Rows(run, base, o)
-	if v[0] != benchv1.VerdictInconclusive || !strings.Contains(run.Status.Results[0].Baseline.Message, "GeneratorBound") {
-		t.Fatalf("invalid row: %+v", run.Status.Results[0].Baseline)
+	if v[0] != benchv1.VerdictInconclusive || !strings.Contains(run.Status.Results[0].Baseline.Message, "4 and 2 valid repetitions") {
+		t.Fatalf("too few valid repetitions: %+v", run.Status.Results[0].Baseline)
+	}
+	// k6 and the targets shared CPUs: the whole row is void.
+	run.Status.Results[0].Flags = []string{results.FlagSharedCores}
+	if v := Rows(run, base, o); v[0] != benchv1.VerdictInconclusive || !strings.Contains(run.Status.Results[0].Baseline.Message, "SharedCores") {
+		t.Fatalf("shared cores: %+v", run.Status.Results[0].Baseline)
+	}
+	run.Status.Results[0].Flags = nil
+	for i := 0; i < 2; i++ {
+		run.Status.Trials[i].Result.GeneratorCPUMillicores = 0
 	}
 	if v[1] != benchv1.VerdictInconclusive || !strings.Contains(run.Status.Results[1].Baseline.Message, "no measured row for node/ping at 500") {
 		t.Fatalf("unmatched row: %+v", run.Status.Results[1].Baseline)
@@ -89,7 +101,6 @@ func TestRowsWithoutAMatch(t *testing.T) {
 	}
 	// A baseline whose rows were never aggregated (a status written mid-run) is aggregated here.
 	base.Status.Results = nil
-	run.Status.Results[0].Valid = true
 	if v := Rows(run, base, o); v[0] != benchv1.VerdictNoChange {
 		t.Fatalf("unaggregated baseline: %v %+v", v, run.Status.Results[0].Baseline)
 	}
@@ -107,6 +118,20 @@ func TestCarryOverKeepsVerdictsAcrossReaggregation(t *testing.T) {
 	}
 	Unavailable(run, "baseline run x not found")
 	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c.Status != metav1.ConditionUnknown || c.Reason != ReasonBaselineUnavailable {
+		t.Fatalf("%+v", c)
+	}
+}
+
+// One stalled repetition of five is left out, said, and the verdict stands on the others.
+func TestARepetitionLeftOut(t *testing.T) {
+	base := runWith("before", map[string][]int64{"go": {100, 101, 102, 103, 104}}, false)
+	run := runWith("after", map[string][]int64{"go": {150, 151, 152, 153, 154}}, false)
+	run.Status.Trials[2].Result.DroppedIterations = 7
+	o, _ := OptionsFrom(nil)
+	if v := Rows(run, base, o); v[0] != benchv1.VerdictSlower {
+		t.Fatalf("%+v", run.Status.Results[0].Baseline)
+	}
+	if c := run.Status.Results[0].Baseline; c.Message != "this run: repetitions left out (DroppedIterations 1)" || c.BaselineRepetitions != 5 {
 		t.Fatalf("%+v", c)
 	}
 }

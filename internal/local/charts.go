@@ -94,15 +94,8 @@ func rateChart(title string, ss []rateSeries, slo float64, format, rate func(flo
 		ys = append(ys, slo)
 	}
 	a := newAxis(ys, true)
-	xa := newAxis(xs, false)
-	px := func(v float64) float64 { return float64(padL) + float64(plotW)*v/xa.hi }
-	py := func(v float64) float64 { return float64(padT+plotH) - a.y(v) }
 	var b strings.Builder
-	frame(&b, title, a, format, legend)
-	for _, v := range xa.ticks() {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" %s>%s</text>`, px(v), padT+plotH+16, fontStyle, esc(rate(v)))
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" %s>offered rate (req/s)</text>`, padL+plotW/2, padT+plotH+36, fontStyle)
+	px, py := xyFrame(&b, title, a, newAxis(xs, false), format, rate, "offered rate (req/s)", legend)
 	if slo > 0 {
 		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c00" stroke-dasharray="6 4"/><text x="%d" y="%.1f" text-anchor="end" fill="#c00" %s>SLO %s</text>`,
 			padL, padL+plotW, py(slo), py(slo), padL+plotW-4, py(slo)-4, fontStyle, esc(format(slo)))
@@ -116,25 +109,31 @@ func rateChart(title string, ss []rateSeries, slo float64, format, rate func(flo
 			}
 			fmt.Fprintf(&b, `<line class="data" x1="%.1f" x2="%.1f" y1="%d" y2="%d" stroke="%s" stroke-width="2" stroke-dasharray="2 3"><title>%s %s</title></line>`,
 				px(s.Capacity), px(s.Capacity), padT, padT+plotH, color, esc(s.Name), esc(label))
-			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" %s>%s</text>`, px(s.Capacity)+3, padT+12+12*i, color, fontStyle, esc(s.Name+": "+label))
+			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="%s" %s>%s</text>`, px(s.Capacity)+3, padT+24+12*i, color, fontStyle, esc(s.Name+": "+label))
 		}
 		var full []string
+		// Rings first, so a row's filled dot at the same rate stays visible on top.
 		for _, p := range s.Points {
+			if p.Full {
+				continue
+			}
+			stroke := color
+			if p.Failed {
+				stroke = "#c00"
+			}
+			fmt.Fprintf(&b, `<circle class="data" cx="%.1f" cy="%.1f" r="5" fill="white" stroke="%s" stroke-width="2"><title>%s</title></circle>`,
+				px(p.Rate), py(p.Latency), stroke, esc(fmt.Sprintf("%s @ %s: %s %s", s.Name, rate(p.Rate), format(p.Latency), p.Note)))
+		}
+		for _, p := range s.Points {
+			if !p.Full {
+				continue
+			}
 			x, y := px(p.Rate), py(p.Latency)
 			tip := fmt.Sprintf("%s @ %s: %s %s", s.Name, rate(p.Rate), format(p.Latency), p.Note)
-			switch {
-			case p.Full:
-				full = append(full, fmt.Sprintf("%.1f,%.1f", x, y))
-				fmt.Fprintf(&b, `<circle class="data" cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`, x, y, color, esc(tip))
-				if !math.IsNaN(p.Lo) && p.Hi > p.Lo {
-					errorBar(&b, x, py(p.Lo), py(p.Hi), tip+" (min–max)")
-				}
-			default:
-				stroke := color
-				if p.Failed {
-					stroke = "#c00"
-				}
-				fmt.Fprintf(&b, `<circle class="data" cx="%.1f" cy="%.1f" r="4" fill="white" stroke="%s" stroke-width="2"><title>%s</title></circle>`, x, y, stroke, esc(tip))
+			full = append(full, fmt.Sprintf("%.1f,%.1f", x, y))
+			fmt.Fprintf(&b, `<circle class="data" cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s</title></circle>`, x, y, color, esc(tip))
+			if !math.IsNaN(p.Lo) && p.Hi > p.Lo {
+				errorBar(&b, x, py(p.Lo), py(p.Hi), tip+" (min–max)")
 			}
 		}
 		if len(full) > 1 {

@@ -120,7 +120,7 @@ func rateChartFor(run *benchv1.BenchmarkRun, scenario string, rows []benchv1.Res
 		slo = float64(run.Spec.SLO.P99.Std().Microseconds())
 	}
 	rate := func(v float64) string { return fmt.Sprintf("%g/s", v) }
-	return rateChart(scenario+": p99 of record against offered rate (filled: full-length rows, min–max; rings: search steps, red: failed)", ss, slo, format, rate)
+	return rateChart(scenario+": p99 against offered rate (dots: rows, min–max; rings: search steps, red: failed)", ss, slo, format, rate)
 }
 
 // searchRow is one capacity search as the table and the report print it.

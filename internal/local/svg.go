@@ -173,14 +173,8 @@ func lineChart(title, xLabel string, xs []float64, ss []series, identity bool, f
 	}
 	a := newAxis(all, false)
 	xAxis := newAxis(xs, false)
-	px := func(v float64) float64 { return float64(padL) + float64(plotW)*v/xAxis.hi }
-	py := func(v float64) float64 { return float64(padT+plotH) - a.y(v) }
 	var b strings.Builder
-	frame(&b, title, a, format, ss)
-	for _, v := range xAxis.ticks() {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" %s>%s</text>`, px(v), padT+plotH+16, fontStyle, esc(format(v)))
-	}
-	fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="middle" %s>%s</text>`, padL+plotW/2, padT+plotH+36, fontStyle, esc(xLabel))
+	px, py := xyFrame(&b, title, a, xAxis, format, format, xLabel, ss)
 	if identity {
 		top := math.Min(a.hi, xAxis.hi)
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999" stroke-dasharray="4 4"/>`, px(0), py(0), px(top), py(top))
@@ -210,6 +204,19 @@ func anyValue(ss []series) bool {
 		}
 	}
 	return false
+}
+
+// xyFrame is frame with a linear x axis from 0: its ticks and label. It returns the pixel
+// mappings of x and y values.
+func xyFrame(b *strings.Builder, title string, a, xa axis, format, xFormat func(float64) string, xLabel string, ss []series) (px, py func(float64) float64) {
+	px = func(v float64) float64 { return float64(padL) + float64(plotW)*v/xa.hi }
+	py = func(v float64) float64 { return float64(padT+plotH) - a.y(v) }
+	frame(b, title, a, format, ss)
+	for _, v := range xa.ticks() {
+		fmt.Fprintf(b, `<text x="%.1f" y="%d" text-anchor="middle" %s>%s</text>`, px(v), padT+plotH+16, fontStyle, esc(xFormat(v)))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="%d" text-anchor="middle" %s>%s</text>`, padL+plotW/2, padT+plotH+36, fontStyle, esc(xLabel))
+	return px, py
 }
 
 // errorBar draws a vertical whisker from y1 to y2 at x, with caps.

@@ -58,18 +58,11 @@ func Build(spec *benchv1.BenchmarkRunSpec, presets map[string][]string) ([]Trial
 						Index: int32(len(trials)), Target: t.Name, Scenario: s.Name, LoadPoint: p, Repetition: rep,
 						Name: TrialName(t.Name, s.Name, p, rep),
 					}
-					if t.Preset != "" {
-						have, ok := presets[t.Preset]
-						if !ok {
-							return nil, fmt.Errorf("spec.targets[%s].preset: no target.yaml for preset %q", t.Name, t.Preset)
-						}
-						for _, e := range needs[s.Name] {
-							if !slices.Contains(have, e) {
-								trial.Skip = fmt.Sprintf("%s does not implement %s, which workload %s needs", t.Preset, e, s.Workload)
-								break
-							}
-						}
+					skip, err := skipReason(t, s, needs, presets)
+					if err != nil {
+						return nil, err
 					}
+					trial.Skip = skip
 					trials = append(trials, trial)
 				}
 			}
@@ -94,22 +87,33 @@ func firstSearchSteps(spec *benchv1.BenchmarkRunSpec, before []Trial, needs map[
 		for _, t := range spec.Targets {
 			trial := Trial{Index: int32(len(before) + len(out)), Target: t.Name, Scenario: s.Name, LoadPoint: max(spec.Load.Search.Start, 1),
 				Repetition: 1, SearchStep: 1, Short: true, Name: SearchTrialName(t.Name, s.Name, 1)}
-			if t.Preset != "" {
-				have, ok := presets[t.Preset]
-				if !ok {
-					return nil, fmt.Errorf("spec.targets[%s].preset: no target.yaml for preset %q", t.Name, t.Preset)
-				}
-				for _, e := range needs[s.Name] {
-					if !slices.Contains(have, e) {
-						trial.Skip = fmt.Sprintf("%s does not implement %s, which scenario %s needs", t.Preset, e, s.Name)
-						break
-					}
-				}
+			skip, err := skipReason(t, s, needs, presets)
+			if err != nil {
+				return nil, err
 			}
+			trial.Skip = skip
 			out = append(out, trial)
 		}
 	}
 	return out, nil
+}
+
+// skipReason is why a target cannot run a scenario (its preset lacks an endpoint the
+// workload needs), or ""; bring-your-own images are assumed to implement all.
+func skipReason(t benchv1.Target, s benchv1.Scenario, needs, presets map[string][]string) (string, error) {
+	if t.Preset == "" {
+		return "", nil
+	}
+	have, ok := presets[t.Preset]
+	if !ok {
+		return "", fmt.Errorf("spec.targets[%s].preset: no target.yaml for preset %q", t.Name, t.Preset)
+	}
+	for _, e := range needs[s.Name] {
+		if !slices.Contains(have, e) {
+			return fmt.Sprintf("%s does not implement %s, which workload %s needs", t.Preset, e, s.Workload), nil
+		}
+	}
+	return "", nil
 }
 
 // SearchTrialName names a capacity search's trial: target.scenario.sN, N the step from 1.

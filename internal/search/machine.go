@@ -14,11 +14,17 @@ type machine struct {
 	lower, upper     int32
 	upperByGenerator bool    // upper failed because the load generator saturated
 	upperReason      string  // why upper failed
-	passed           []int32 // every rate decided Pass
-	rate             int32   // the rate the steps are measuring
-	passes, fails    int     // trials at rate so far
-	noisy            int     // rates that had both passing and failing trials
-	steps            int32   // steps used (short trials, or full-length ones once long)
+	passed           []int32 // every rate decided Pass (since the last overturn)
+	bestPass         int32   // the highest rate any trial passed, short or long
+	// onlyGenerator: every failure so far was the load generator's (GeneratorLimited)
+	onlyGenerator bool
+	// generatorBound is set when the search ends on the generator alone: no answer was
+	// confirmed, but nothing ever showed the target at its limit (see giveUp).
+	generatorBound bool
+	rate           int32 // the rate the steps are measuring
+	passes, fails  int   // trials at rate so far
+	noisy          int   // rates that had both passing and failing trials
+	steps          int32 // steps used (short trials, or full-length ones once long)
 	// estimate is the throughput a failing step achieved when it fell short of the offered
 	// rate: in an open model, what an overloaded server serves is about its capacity, so
 	// it is the next rate tried (then a width above it), before plain bisection.
@@ -42,7 +48,7 @@ type machine struct {
 	failed              string
 }
 
-func newMachine(c config) *machine { return &machine{c: c, rate: c.start} }
+func newMachine(c config) *machine { return &machine{c: c, rate: c.start, onlyGenerator: true} }
 
 // kind is what the next trial of the machine is for, in its current state.
 func (m *machine) kind() benchv1.StepKind {
@@ -65,6 +71,7 @@ func (m *machine) observe(j judged) {
 		return
 	}
 	m.steps++
+	m.note(j)
 	switch j.outcome {
 	case benchv1.StepGeneratorLimited:
 		m.decide(false, true, j.reason, 0) // no retry: the generator will not do better
@@ -88,6 +95,33 @@ func (m *machine) observe(j judged) {
 	default:
 		m.upperReason = j.reason // measured again at the same rate
 	}
+}
+
+// note keeps what every trial tells, whatever the decision: the best pass, and whether any
+// failure was the target's.
+func (m *machine) note(j judged) {
+	rate := m.rate
+	if m.confirming {
+		rate = m.confirmRate
+	}
+	switch j.outcome {
+	case benchv1.StepPass:
+		m.bestPass = max(m.bestPass, rate)
+	case benchv1.StepFail:
+		m.onlyGenerator = false
+	}
+}
+
+// giveUp ends the search without a confirmed answer. When every failure was the load
+// generator's and some rate passed, the target was never shown at its limit: the search
+// ends with that rate as a lower bound (low confidence: not confirmed at full length).
+func (m *machine) giveUp(why string) {
+	if m.onlyGenerator && m.bestPass > 0 {
+		m.done, m.generatorBound = true, true
+		m.upperReason = why
+		return
+	}
+	m.failed = why
 }
 
 // decide records a decided rate and moves to the next one; achievedMil is what a failing
@@ -123,9 +157,9 @@ func (m *machine) advance() {
 	case m.upper == 0:
 		m.rate = min(m.lower*growth, m.c.maxRate)
 	case m.lower == 0 && m.upper <= 1:
-		m.failed = fmt.Sprintf("even 1 req/s failed (%s)", m.upperReason)
+		m.giveUp(fmt.Sprintf("even 1 req/s failed (%s)", m.upperReason))
 	case m.lower == 0 && m.steps >= m.c.maxSteps:
-		m.failed = fmt.Sprintf("no rate passed within %d steps; the lowest tried, %d/s, failed (%s)", m.c.maxSteps, m.upper, m.upperReason)
+		m.giveUp(fmt.Sprintf("no rate passed within %d steps; the lowest tried, %d/s, failed (%s)", m.c.maxSteps, m.upper, m.upperReason))
 	case m.lower == 0 && m.estimate > 0 && m.estimate < m.upper:
 		m.rate = m.estimate
 	case m.lower == 0 && m.long:
@@ -162,6 +196,7 @@ func (m *machine) confirm() {
 // have run, most passing makes the answer, else that rate is a failure and the search
 // goes on below it.
 func (m *machine) observeConfirm(j judged) {
+	m.note(j)
 	m.confirmN++
 	switch j.outcome {
 	case benchv1.StepPass:
@@ -187,7 +222,7 @@ func (m *machine) observeConfirm(j judged) {
 	m.upper, m.upperByGenerator = m.confirmRate, m.confirmGen
 	m.upperReason = fmt.Sprintf("%d of %d full-length repetitions failed: %s", m.c.reps-m.confirmOK, m.c.reps, m.upperReason)
 	if m.rounds >= MaxConfirmRounds {
-		m.failed = fmt.Sprintf("full-length repetitions overturned the short trials %d times; last at %d/s: %s", m.rounds, m.confirmRate, m.upperReason)
+		m.giveUp(fmt.Sprintf("full-length repetitions overturned the short trials %d times; last at %d/s: %s", m.rounds, m.confirmRate, m.upperReason))
 		return
 	}
 	// What the short trials passed is superseded by the longer ones (MLRsearch): from here

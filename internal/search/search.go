@@ -133,6 +133,13 @@ func answer(spec *benchv1.BenchmarkRunSpec, m *machine, cs *benchv1.CapacitySear
 	case !m.done:
 		return
 	}
+	if m.generatorBound {
+		cs.CapacityRPS, cs.Bound, cs.Confidence = m.bestPass, benchv1.BoundLower, benchv1.ConfidenceLow
+		cs.CostMicroUSDPerMillion = results.Cost(spec, cs.Target, int64(cs.CapacityRPS)*1000)
+		cs.Message = fmt.Sprintf("at least %d/s (the highest rate a trial passed, not confirmed at full length): every failure was the load generator's, never the target's; %s",
+			cs.CapacityRPS, m.upperReason)
+		return
+	}
 	cs.CapacityRPS, cs.Repetitions, cs.PassedRepetitions = m.confirmRate, m.c.reps, m.confirmOK
 	cs.CostMicroUSDPerMillion = results.Cost(spec, cs.Target, int64(cs.CapacityRPS)*1000)
 	cs.Bound = benchv1.BoundCapacity

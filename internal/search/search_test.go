@@ -14,8 +14,9 @@ import (
 // uses 40% of its CPU. noise, when set, decides per trial whether it comes out worse.
 type target struct {
 	capacity, genLimit int32
-	// longCapacity, when set, is what it sustains over a full-length window.
-	longCapacity int32
+	// longCapacity, when set, is what it sustains over a full-length window; longGenLimit
+	// what the load generator holds over one.
+	longCapacity, longGenLimit int32
 	noise        func(rate int32, short bool) bool
 }
 
@@ -29,7 +30,7 @@ func (tg target) measure(t benchv1.Trial) *benchv1.Measurement {
 	if t.LoadPoint > capacity {
 		m.AchievedMilliRPS, m.P99Micros = int64(capacity)*1000, 900_000
 	}
-	if tg.genLimit > 0 && t.LoadPoint > tg.genLimit {
+	if tg.genLimit > 0 && t.LoadPoint > tg.genLimit || !t.Short && tg.longGenLimit > 0 && t.LoadPoint > tg.longGenLimit {
 		m.GeneratorCPUMillicores = 400
 	}
 	if tg.noise != nil && tg.noise(t.LoadPoint, t.Short) {
@@ -147,6 +148,13 @@ func TestGeneratorSaturationIsALowerBound(t *testing.T) {
 		if prev := s.Steps[i]; prev.Outcome == benchv1.StepGeneratorLimited && st.RPS == prev.RPS {
 			t.Fatalf("retried a generator-limited rate: %+v", s.Steps)
 		}
+	}
+	// A generator that cannot hold any full-length window the short steps passed: no answer
+	// is confirmed, yet the target never failed: the best rate passed is a lower bound.
+	s, _ = drive(t, searchSpec(400, 1_000_000, "0.05", 10), target{capacity: 50_000, genLimit: 2500, longGenLimit: 1000})
+	if s.Phase != benchv1.SearchDone || s.Bound != benchv1.BoundLower || s.Confidence != benchv1.ConfidenceLow ||
+		s.CapacityRPS < 1000 || s.CapacityRPS > 2500 || !strings.Contains(s.Message, "every failure was the load generator's") {
+		t.Fatalf("generator short of full-length windows: %+v", s)
 	}
 	// maxRate held: also a lower bound.
 	s, _ = drive(t, searchSpec(100, 700, "0.05", 12), target{capacity: 50_000})

@@ -92,6 +92,14 @@ func wrkCapacity(t *testing.T, url string, cpus []int, rounds int) []float64 {
 	return out
 }
 
+// wrkRounds starts the target, measures it with wrk and stops it again.
+func wrkRounds(t *testing.T, gen, tgt []int, path string, rounds int, env ...string) []float64 {
+	t.Helper()
+	url, stop := limitedTarget(t, tgt, env...)
+	defer stop()
+	return wrkCapacity(t, url+path, gen, rounds)
+}
+
 func placement(t *testing.T) (generator, target []int) {
 	t.Helper()
 	if out, err := exec.Command(filepath.Join(repoRoot, "hack", "apt.sh"), "wrk").CombinedOutput(); err != nil {
@@ -113,11 +121,7 @@ func placement(t *testing.T) (generator, target []int) {
 // concurrency). The answer lies within the search's width of what wrk measured.
 func TestCapacitySearchFindsAKnownCapacity(t *testing.T) {
 	gen, tgt := placement(t)
-	measure := func() []float64 {
-		url, stop := limitedTarget(t, tgt, "EXTRA_WAIT_MICROS="+waitMicros)
-		defer stop()
-		return wrkCapacity(t, url+"/api/ping", gen, 3)
-	}
+	measure := func() []float64 { return wrkRounds(t, gen, tgt, "/api/ping", 3, "EXTRA_WAIT_MICROS="+waitMicros) }
 	before := measure()
 
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
@@ -183,11 +187,7 @@ spec:
 // search reports a lower bound, never a capacity the generator produced.
 func TestGeneratorSaturatedSearchIsALowerBound(t *testing.T) {
 	gen, tgt := placement(t)
-	measure := func() []float64 {
-		url, stop := limitedTarget(t, tgt)
-		defer stop()
-		return wrkCapacity(t, url+"/api/ping", gen, 2)
-	}
+	measure := func() []float64 { return wrkRounds(t, gen, tgt, "/api/ping", 2) }
 	before := measure()
 
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
