@@ -62,6 +62,8 @@ fi
 for i in $(seq 1 20); do ip link show "${LAB_VETH_HOST}" >/dev/null 2>&1 || break; sleep 0.25; done
 
 lab_clean_host_paths
+lab_clean_netns_dir
+lab_restore_kernel_tunables
 
 # Runtime state; caches (images, certificates, binaries) stay. --one-file-system: never
 # follow a mount that survived into a place that is not the lab's.

@@ -46,7 +46,8 @@ kind: Kustomization
 namespace: k6-operator-system
 namePrefix: k6-operator-
 resources: [config/crd, config/rbac, config/manager]
-images: [{name: controller, newName: gauntlet.local/k6-operator, newTag: ${K6_OPERATOR_VERSION}}]
+# config/manager names its image ghcr.io/grafana/k6-operator:latest already (its own images:).
+images: [{name: ghcr.io/grafana/k6-operator, newName: gauntlet.local/k6-operator, newTag: ${K6_OPERATOR_VERSION}}]
 YAML
 lab_kubectl apply --server-side --force-conflicts -k "${work}/k6-operator" >/dev/null
 

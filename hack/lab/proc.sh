@@ -103,6 +103,36 @@ lab_owned_or_absent() {
 }
 lab_release_owner() { rm -f "${LAB_OWNER_FILE}"; }
 
+# Host-wide kernel settings the kubelet sets on start (vm.overcommit_memory=1, kernel.panic=10,
+# ...; its protectKernelDefaults only turns a difference into a refusal to start): up.sh
+# records them before the kubelet starts, down.sh puts back what was there.
+LAB_KERNEL_TUNABLES=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops
+  kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
+lab_record_kernel_tunables() {
+  local f="${LAB_RUN}/kernel-tunables-before" k
+  [[ -f "${f}" ]] && return 0
+  for k in "${LAB_KERNEL_TUNABLES[@]}"; do echo "${k} $(cat "/proc/sys/${k}")"; done > "${f}"
+}
+lab_restore_kernel_tunables() {
+  local f="${LAB_RUN}/kernel-tunables-before" k v
+  [[ -f "${f}" ]] || return 0
+  while read -r k v; do
+    [[ "$(cat "/proc/sys/${k}")" == "${v}" ]] || echo "${v}" > "/proc/sys/${k}"
+  done < "${f}"
+}
+
+# /run/netns: `ip netns add` makes it a shared bind mount of itself the first time and
+# `ip netns del` leaves that mount; down.sh removes it only if the lab made it.
+lab_record_netns_dir() {
+  if [[ -e /run/netns ]]; then echo existed; else echo made-by-lab; fi > "${LAB_RUN}/netns-dir"
+}
+lab_clean_netns_dir() {
+  [[ "$(cat "${LAB_RUN}/netns-dir" 2>/dev/null)" == made-by-lab ]] || return 0
+  [[ -d /run/netns && -z "$(ls -A /run/netns)" ]] || return 0
+  while mountpoint -q /run/netns; do umount /run/netns || umount -l /run/netns; done
+  rmdir /run/netns
+}
+
 # Host paths the lab's components write outside .cache/lab: the kubelet's container log
 # links and device-plugin socket (fixed paths), the CNI result cache of go-cni,
 # containerd shims' sockets, libmount's table folder (the kubelet runs mount). up.sh records which

@@ -23,6 +23,8 @@ lab_claim_owner
 mkdir -p "${LAB_RUN}" "${LAB_LOGS}" "${LAB_CONTAINERD_ROOT}" "${LAB_KUBELET_ROOT}"
 date +%s > "${LAB_RUN}/started"
 lab_record_host_paths
+lab_record_kernel_tunables
+lab_record_netns_dir
 
 # --- network: the lab's namespace, its link to the host, its forwarding -----------------
 ip netns add "${LAB_NAME}"
