@@ -122,15 +122,20 @@ lab_restore_kernel_tunables() {
 }
 
 # /run/netns: `ip netns add` makes it a shared bind mount of itself the first time and
-# `ip netns del` leaves that mount; down.sh removes it only if the lab made it.
+# `ip netns del` leaves that mount; down.sh undoes what the lab made (the mount, the folder).
 lab_record_netns_dir() {
-  if [[ -e /run/netns ]]; then echo existed; else echo made-by-lab; fi > "${LAB_RUN}/netns-dir"
+  local was=absent
+  [[ -d /run/netns ]] && was=folder
+  mountpoint -q /run/netns 2>/dev/null && was=mountpoint
+  echo "${was}" > "${LAB_RUN}/netns-dir"
 }
 lab_clean_netns_dir() {
-  [[ "$(cat "${LAB_RUN}/netns-dir" 2>/dev/null)" == made-by-lab ]] || return 0
-  [[ -d /run/netns && -z "$(ls -A /run/netns)" ]] || return 0
+  local was
+  was="$(cat "${LAB_RUN}/netns-dir" 2>/dev/null)" || return 0
+  [[ "${was}" != mountpoint && -d /run/netns && -z "$(ls -A /run/netns)" ]] || return 0
   while mountpoint -q /run/netns; do umount /run/netns || umount -l /run/netns; done
-  rmdir /run/netns
+  [[ "${was}" == absent ]] && rmdir /run/netns
+  true
 }
 
 # Host paths the lab's components write outside .cache/lab: the kubelet's container log

@@ -17,7 +17,7 @@ fi
 "${HERE}/down.sh" >&2
 lab_claim_owner
 
-"${LAB_ROOT}/hack/apt.sh" containerd runc containernetworking-plugins umoci iptables conntrack busybox-static
+"${LAB_ROOT}/hack/apt.sh" containerd runc containernetworking-plugins umoci iptables nftables conntrack busybox-static curl jq
 "${HERE}/binaries.sh" core
 "${HERE}/pki.sh"
 mkdir -p "${LAB_RUN}" "${LAB_LOGS}" "${LAB_CONTAINERD_ROOT}" "${LAB_KUBELET_ROOT}"
