@@ -101,7 +101,9 @@ image_commit() {
   tar -C "${layout}" -cf "${layout}.tar" .
   lab_ctr -n k8s.io images rm "${ref}" >/dev/null 2>&1 || true
   lab_ctr -n k8s.io images import --base-name "${ref%:*}" "${layout}.tar" >/dev/null
-  lab_ctr -n k8s.io images ls -q | grep -qx "${ref}" || { lab_log "import of ${ref} named no such image"; return 1; }
+  # (The list is read whole first: grep -q stopping early would fail the pipe under pipefail.)
+  w="$(lab_ctr -n k8s.io images ls -q)"
+  grep -qx "${ref}" <<<"${w}" || { lab_log "import of ${ref} named no such image"; return 1; }
   lab_ctr -n k8s.io images label "${ref}" "gauntlet.dev/input=${input}" >/dev/null
   rm -rf "${layout}" "${layout}.tar"
   lab_log "image ${ref} built"

@@ -26,8 +26,10 @@ lab_pid() {
 
 lab_netns_id() { nsenter --net="${LAB_NETNS}" -- readlink /proc/self/ns/net 2>/dev/null; }
 
+# A lab is running once up.sh finished (its ready mark) and every daemon still runs; a
+# half-started one is not, and up.sh starts it anew.
 lab_running() {
-  [[ -e "${LAB_NETNS}" ]] || return 1
+  [[ -e "${LAB_NETNS}" && -f "${LAB_RUN}/ready" ]] || return 1
   local d
   for d in "${LAB_DAEMONS[@]}"; do lab_pid "${d}" >/dev/null || return 1; done
 }
@@ -73,8 +75,10 @@ lab_leftover_pids() {
     [[ -d "${h}${LAB_CGROUP}" ]] || continue
     find "${h}${LAB_CGROUP}" -name cgroup.procs -exec cat {} + 2>/dev/null
   done
+  local cmd
   for p in /proc/[0-9]*; do
-    tr '\0' ' ' 2>/dev/null < "${p}/cmdline" | grep -q -- "-address ${LAB_CONTAINERD_SOCK} " && basename "${p}"
+    cmd="$(tr '\0' ' ' 2>/dev/null < "${p}/cmdline")" || continue
+    [[ "${cmd}" == *"-address ${LAB_CONTAINERD_SOCK} "* ]] && basename "${p}"
   done
   true
 }

@@ -91,5 +91,6 @@ lab_wait "node Ready" 180 lab_node_ready
 "${HERE}/addons.sh"
 # What the product runs in the lab: the operator, k6, the preset targets.
 "${HERE}/images.sh" gauntlet k6 targets
+touch "${LAB_RUN}/ready"
 lab_log "up in $(( $(date +%s) - $(cat "${LAB_RUN}/started") )) s; KUBECONFIG=${LAB_KUBECONFIG}"
 echo "${LAB_KUBECONFIG}"
