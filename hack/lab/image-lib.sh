@@ -35,7 +35,9 @@ GR
 rootfs_copy() {
   local d="$1" p
   shift
-  for p in "$@"; do cp -a --parents "${p}" "${d}/"; done
+  # From / with relative paths: coreutils 9.1's cp -a --parents fails on absolute ones
+  # ("cp: 'usr/share/postgresql': No such file or directory").
+  for p in "$@"; do (cd / && cp -a --parents "${p#/}" "${d}/"); done
 }
 
 # rootfs_elf DIR FILE...: copies executables, at their paths, with their shared libraries.

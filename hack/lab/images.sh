@@ -157,8 +157,17 @@ static_image() {
   cp "${LAB_BIN}/${bin}" "${d}${path}"
   image_commit "${ref}" "${d}" "${user}" / "${ep}" ""
 }
+# As CloudNativePG's Dockerfile lays it out: the manager per architecture under /operator
+# (it lists operator/manager_* to learn which architectures it can give instances) and
+# /manager linking to this one.
 img_cnpg() {
-  static_image "gauntlet.local/cloudnative-pg:${CNPG_VERSION}" "cnpg-manager-${CNPG_VERSION}" /manager 10001:10001 /manager
+  local d="${IMAGES_WORK}/cloudnative-pg" arch
+  arch="$(go env GOARCH)"
+  rootfs_new "${d}"
+  mkdir -p "${d}/operator"
+  cp "${LAB_BIN}/cnpg-manager-${CNPG_VERSION}" "${d}/operator/manager_${arch}"
+  ln -s "operator/manager_${arch}" "${d}/manager"
+  image_commit "gauntlet.local/cloudnative-pg:${CNPG_VERSION}" "${d}" 65532:65532 / /manager ""
 }
 img_k6-operator() {
   static_image "gauntlet.local/k6-operator:${K6_OPERATOR_VERSION}" "k6-operator-${K6_OPERATOR_VERSION}" /manager 65532:65532 /manager

@@ -34,6 +34,14 @@ ip link set "${LAB_VETH_HOST}" up
 lab_ns ip addr add "${LAB_NODE_IP}/30" dev "${LAB_VETH_NODE}"
 lab_ns ip link set "${LAB_VETH_NODE}" up
 lab_ns ip link set lo up
+# The node's own processes (kube-apiserver calling webhooks, the kubelet's probes) reach
+# Services too: their packets need a route before kube-proxy's OUTPUT rules rewrite them to a
+# pod. The pod bridge holds it (made here; the CNI bridge plugin takes it as it finds it), so
+# an address no rule rewrites stays on the bridge, never out. (No dummy device here: the
+# kernel has no dummy driver.)
+lab_ns ip link add "${LAB_BRIDGE}" type bridge
+lab_ns ip link set "${LAB_BRIDGE}" up
+lab_ns ip route add "${LAB_SERVICE_CIDR}" dev "${LAB_BRIDGE}"
 # Per-namespace settings: the host's own ip_forward and bridge settings stay as they are.
 lab_ns sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
 

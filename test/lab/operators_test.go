@@ -176,13 +176,11 @@ func (l *lab) testTestRun(t *testing.T) {
 	if _, err := l.client.CoreV1().ConfigMaps(ns).Create(c, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// k6-operator's default starter (ghcr.io/grafana/k6-operator:latest-starter) cannot be
+	// pulled here: the operator's --k6-starter-image names the one built here.
+	cfg.K6StarterImage = "gauntlet.local/k6-starter:lab"
 	tr := specs.TestRun(run, trial, k6plan, cfg)
 	tr.SetOwnerReferences(nil)
-	// k6-operator's starter defaults to ghcr.io/grafana/k6-operator:latest-starter, pulled
-	// Always (a :latest tag): the lab has no registry, so it names the image built here.
-	_ = unstructured.SetNestedMap(tr.Object, map[string]any{
-		"image": "gauntlet.local/k6-starter:lab", "imagePullPolicy": "IfNotPresent",
-	}, "spec", "starter")
 	if _, err := l.dyn.Resource(testRunGVR).Namespace(ns).Create(c, tr, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create TestRun: %v", err)
 	}
