@@ -11,6 +11,8 @@ work="${LAB_STATE}/manifests"
 mkdir -p "${work}"
 "${HERE}/binaries.sh" operators
 "${HERE}/images.sh" operators
+PGBOUNCER_VERSION="$(basename "$("${HERE}/pgbouncer.sh")")"
+PGBOUNCER_VERSION="${PGBOUNCER_VERSION#pgbouncer-}"
 
 # module_config NAME MODULE VERSION SUBDIR: a writable copy of the module's SUBDIR.
 module_config() {
@@ -34,7 +36,7 @@ patches:
   patch: |-
     - {op: replace, path: /spec/template/spec/containers/0/imagePullPolicy, value: IfNotPresent}
     - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: POSTGRES_IMAGE_NAME, value: "gauntlet.local/postgresql:15"}}
-    - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: PGBOUNCER_IMAGE_NAME, value: "gauntlet.local/pgbouncer:1.18"}}
+    - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: PGBOUNCER_IMAGE_NAME, value: "gauntlet.local/pgbouncer:${PGBOUNCER_VERSION}"}}
 YAML
 lab_kubectl apply --server-side --force-conflicts -k "${work}/cnpg" >/dev/null
 
