@@ -80,7 +80,7 @@ patches:
     - {op: replace, path: /spec/template/spec/containers/0/args/1, value: "--prometheus-config-reloader=gauntlet.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION}"}
 YAML
 echo '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "monitoring"}}' > "${po}/namespace.yaml"
-cp "${HERE}/manifests/prometheus.yaml" "${po}/prometheus.yaml"
+sed -e "s|@NODE_IP@|${LAB_NODE_IP}|g" -e "s|@NODE_NAME@|${LAB_NAME}|g" "${HERE}/manifests/prometheus.yaml" > "${po}/prometheus.yaml"
 # CRDs first: the Prometheus and ServiceMonitor below need them established.
 lab_kubectl apply --server-side --force-conflicts -f "${po}/example/prometheus-operator-crd" >/dev/null
 lab_kubectl wait --for=condition=Established --timeout=60s -f "${po}/example/prometheus-operator-crd" >/dev/null
