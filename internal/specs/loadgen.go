@@ -188,7 +188,10 @@ func k6Arguments(tags map[string]string) string {
 		}
 	}
 	sort.Strings(keys)
-	args := []string{"--out", "experimental-prometheus-rw", "--no-usage-report"}
+	// k6-operator passes these flags (less --out and --no-usage-report) to the initializer's
+	// `k6 archive`, which hides the environment from the script unless told: bench.js's init
+	// code reads PLAN from it (found in the lab: "PLAN: set it to the path of the JSON plan").
+	args := []string{"--out", "experimental-prometheus-rw", "--no-usage-report", "--include-system-env-vars"}
 	for _, k := range keys {
 		args = append(args, "--tag", k+"="+tags[k])
 	}

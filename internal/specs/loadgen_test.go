@@ -110,7 +110,7 @@ spec:
   script:
     configMap: {name: bench-go-ping-1000-r1-b2dd39f62f, file: bench.js}
   arguments: >-
-    --out experimental-prometheus-rw --no-usage-report
+    --out experimental-prometheus-rw --no-usage-report --include-system-env-vars
     --tag bench_scenario=ping --tag load_point=1000 --tag repetition=1 --tag target=go
     --tag testid=bench-go-ping-1000-r1-b2dd39f62f --tag runner=$(GAUNTLET_RUNNER)
   runner:` + p + `
