@@ -45,7 +45,7 @@ func (f imageFlag) Set(v string) error {
 func main() {
 	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
-	var promURL, targetsDir, k6Image, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
+	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
 	var maxReconciles, keepTestRuns int
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
@@ -74,6 +74,7 @@ func main() {
 	flag.StringVar(&remoteWrite, "prometheus-remote-write-url", specs.DefaultPrometheusRemoteWriteURL, "where k6 runners remote-write their metrics")
 	flag.StringVar(&targetsDir, "targets-dir", "/targets", "directory holding targets/<preset>/target.yaml")
 	flag.StringVar(&k6Image, "k6-image", specs.DefaultK6Image, "k6 image of the load generators")
+	flag.StringVar(&k6StarterImage, "k6-starter-image", "", "image of k6-operator's starter pod (a shell and curl); empty keeps k6-operator's default")
 	flag.StringVar(&postgresImage, "postgres-image", "", "PostgreSQL image; empty leaves CloudNativePG's default")
 	flag.StringVar(&nullImage, "null-responder-image", "", "image with /gauntlet (the operator's own) that runs the null responder for the generator-floor trials; empty: no floor is measured")
 	flag.Var(images, "image", "preset=image override, repeatable (for example a private registry's copy)")
@@ -100,6 +101,7 @@ func main() {
 	}
 	cfg.K6Image, cfg.PrometheusRemoteWriteURL, cfg.PostgresImage = k6Image, remoteWrite, postgresImage
 	cfg.NullResponderImage = nullImage
+	cfg.K6StarterImage = k6StarterImage
 	np.Enabled = networkPolicy
 	cfg.NetworkPolicy = np
 	for _, r := range strings.Split(registries, ",") {

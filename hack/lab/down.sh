@@ -61,7 +61,18 @@ fi
 # The host end of the link goes with its peer; wait for the kernel to finish.
 for i in $(seq 1 20); do ip link show "${LAB_VETH_HOST}" >/dev/null 2>&1 || break; sleep 0.25; done
 
+# The CNI results go-cni caches in /var/lib/cni/results for each pod sandbox (deleted by a CNI
+# DEL, which killing the containers skips): by the sandbox ids the CRI plugin kept, then
+# those records too (the image store beside them stays).
+cri="${LAB_CONTAINERD_ROOT}/io.containerd.grpc.v1.cri"
+for d in "${cri}"/sandboxes/*; do
+  [[ -d "${d}" ]] && rm -f /var/lib/cni/results/*-"$(basename "${d}")"-*
+done
+rm -rf "${cri}/sandboxes" "${cri}/containers"
+# umount (libmount) makes /run/mount: the /run/netns mount goes before the host paths.
+lab_clean_netns_dir
 lab_clean_host_paths
+lab_restore_kernel_tunables
 
 # Runtime state; caches (images, certificates, binaries) stay. --one-file-system: never
 # follow a mount that survived into a place that is not the lab's.

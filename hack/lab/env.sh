@@ -19,6 +19,7 @@ LAB_API_SERVICE_IP=10.239.16.1
 LAB_DNS_IP=10.239.16.10
 LAB_API_PORT=6443
 LAB_CGROUP="/${LAB_NAME}"             # kubelet cgroupRoot: kubepods live under it
+LAB_VOLUMES=6                         # local PersistentVolumes (addons.sh)
 
 LAB_BIN="${LAB_ROOT}/bin/lab"
 LAB_K8S_BIN="${LAB_BIN}/k8s/${KUBE_VERSION}"

@@ -35,7 +35,9 @@ GR
 rootfs_copy() {
   local d="$1" p
   shift
-  for p in "$@"; do cp -a --parents "${p}" "${d}/"; done
+  # From / with relative paths: coreutils 9.1's cp -a --parents fails on absolute ones
+  # ("cp: 'usr/share/postgresql': No such file or directory").
+  for p in "$@"; do (cd / && cp -a --parents "${p#/}" "${d}/"); done
 }
 
 # rootfs_elf DIR FILE...: copies executables, at their paths, with their shared libraries.
@@ -78,7 +80,7 @@ image_commit() {
   # Copied parents (such as /root of a pyenv interpreter) must not lock the user out.
   find "${d}" -type d -exec chmod a+rx {} +
   input="$( { (cd "${d}" && tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - .) | sha256sum;
-              echo "${user}|${wd}|${ep}|${cmd}|$*"; } | sha256sum | cut -d' ' -f1)"
+              echo "import-by-base-name|${user}|${wd}|${ep}|${cmd}|$*"; } | sha256sum | cut -d' ' -f1)"
   have="$(lab_ctr -n k8s.io images ls "name==${ref}" 2>/dev/null | awk 'NR > 1 {print $NF}' | tr ',' '\n' \
           | sed -n 's/^gauntlet.dev\/input=//p')"
   if [[ "${have}" == "${input}" ]]; then
@@ -86,20 +88,24 @@ image_commit() {
   fi
   layout="${IMAGES_WORK}/${name}.oci"
   rm -rf "${layout}" "${layout}.tar"
+  # The layout's tag is the reference's tag, and --base-name its repository: ctr then names
+  # the import REF and nothing else. (With --index-name it also adds import-<date>:<tag>,
+  # which the CRI plugin keeps resolving the image to after that name is deleted.)
   umoci init --layout "${layout}"
-  umoci new --image "${layout}:lab"
-  umoci insert --image "${layout}:lab" "${d}" / >/dev/null
+  umoci new --image "${layout}:${ref##*:}"
+  umoci insert --image "${layout}:${ref##*:}" "${d}" / >/dev/null
   args=(--config.user "${user}" --config.workingdir "${wd}" --clear=config.env --clear=config.entrypoint --clear=config.cmd)
   for w in ${ep}; do args+=(--config.entrypoint "${w}"); done
   for w in ${cmd}; do args+=(--config.cmd "${w}"); done
   args+=(--config.env "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
   for w in "$@"; do args+=(--config.env "${w}"); done
-  umoci config --image "${layout}:lab" "${args[@]}"
+  umoci config --image "${layout}:${ref##*:}" "${args[@]}"
   tar -C "${layout}" -cf "${layout}.tar" .
   lab_ctr -n k8s.io images rm "${ref}" >/dev/null 2>&1 || true
-  lab_ctr -n k8s.io images import --index-name "${ref}" "${layout}.tar" >/dev/null
-  # import also names the image import-<date>:lab; the CRI plugin would resolve to that name.
-  for w in $(lab_ctr -n k8s.io images ls -q | grep '^import-'); do lab_ctr -n k8s.io images rm "${w}" >/dev/null; done
+  lab_ctr -n k8s.io images import --base-name "${ref%:*}" "${layout}.tar" >/dev/null
+  # (The list is read whole first: grep -q stopping early would fail the pipe under pipefail.)
+  w="$(lab_ctr -n k8s.io images ls -q)"
+  grep -qx "${ref}" <<<"${w}" || { lab_log "import of ${ref} named no such image"; return 1; }
   lab_ctr -n k8s.io images label "${ref}" "gauntlet.dev/input=${input}" >/dev/null
   rm -rf "${layout}" "${layout}.tar"
   lab_log "image ${ref} built"

@@ -157,8 +157,17 @@ static_image() {
   cp "${LAB_BIN}/${bin}" "${d}${path}"
   image_commit "${ref}" "${d}" "${user}" / "${ep}" ""
 }
+# As CloudNativePG's Dockerfile lays it out: the manager per architecture under /operator
+# (it lists operator/manager_* to learn which architectures it can give instances) and
+# /manager linking to this one.
 img_cnpg() {
-  static_image "gauntlet.local/cloudnative-pg:${CNPG_VERSION}" "cnpg-manager-${CNPG_VERSION}" /manager 10001:10001 /manager
+  local d="${IMAGES_WORK}/cloudnative-pg" arch
+  arch="$(go env GOARCH)"
+  rootfs_new "${d}"
+  mkdir -p "${d}/operator"
+  cp "${LAB_BIN}/cnpg-manager-${CNPG_VERSION}" "${d}/operator/manager_${arch}"
+  ln -s "operator/manager_${arch}" "${d}/manager"
+  image_commit "gauntlet.local/cloudnative-pg:${CNPG_VERSION}" "${d}" 65532:65532 / /manager ""
 }
 img_k6-operator() {
   static_image "gauntlet.local/k6-operator:${K6_OPERATOR_VERSION}" "k6-operator-${K6_OPERATOR_VERSION}" /manager 65532:65532 /manager
@@ -181,12 +190,12 @@ img_prometheus() {
   image_commit gauntlet.local/prometheus:v2.42.0 "${d}" 65534:65534 /prometheus /bin/prometheus ""
 }
 
-# PostgreSQL 15 and PgBouncer from Debian's packages, as CloudNativePG runs them: postgres
-# tools on PATH (it reads the major version from the tag), uid 26, pgbouncer at
-# /usr/bin/pgbouncer (the path its pooler runs).
+# PostgreSQL 15 from Debian's packages and PgBouncer from Debian 13's source
+# (hack/lab/pgbouncer.sh), as CloudNativePG runs them: postgres tools on PATH (it reads the
+# major version from the tag), uid 26, pgbouncer at /usr/bin/pgbouncer (the path its pooler runs).
 img_postgresql() {
-  local d="${IMAGES_WORK}/postgresql" f
-  "${LAB_ROOT}/hack/apt.sh" postgresql-15 pgbouncer
+  local d="${IMAGES_WORK}/postgresql" f bouncer
+  "${LAB_ROOT}/hack/apt.sh" postgresql-15
   rootfs_new "${d}"
   rootfs_busybox "${d}"
   for f in /usr/lib/postgresql/15/bin/*; do rootfs_elf "${d}" "${f}"; done
@@ -200,12 +209,13 @@ img_postgresql() {
   image_commit gauntlet.local/postgresql:15 "${d}" 26:26 / "" "postgres" LANG=C.UTF-8
 
   d="${IMAGES_WORK}/pgbouncer"
+  bouncer="$("${HERE}/pgbouncer.sh")"
   rootfs_new "${d}"
   rootfs_busybox "${d}"
   mkdir -p "${d}/usr/bin"
-  cp /usr/sbin/pgbouncer "${d}/usr/bin/pgbouncer"
-  rootfs_libs "${d}" /usr/sbin/pgbouncer
-  image_commit gauntlet.local/pgbouncer:1.18 "${d}" 998:998 / /usr/bin/pgbouncer ""
+  cp "${bouncer}" "${d}/usr/bin/pgbouncer"
+  rootfs_libs "${d}" "${bouncer}"
+  image_commit "gauntlet.local/pgbouncer:${bouncer##*-}" "${d}" 998:998 / /usr/bin/pgbouncer ""
 }
 
 for group in "$@"; do

@@ -11,6 +11,8 @@ work="${LAB_STATE}/manifests"
 mkdir -p "${work}"
 "${HERE}/binaries.sh" operators
 "${HERE}/images.sh" operators
+PGBOUNCER_VERSION="$(basename "$("${HERE}/pgbouncer.sh")")"
+PGBOUNCER_VERSION="${PGBOUNCER_VERSION#pgbouncer-}"
 
 # module_config NAME MODULE VERSION SUBDIR: a writable copy of the module's SUBDIR.
 module_config() {
@@ -34,7 +36,7 @@ patches:
   patch: |-
     - {op: replace, path: /spec/template/spec/containers/0/imagePullPolicy, value: IfNotPresent}
     - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: POSTGRES_IMAGE_NAME, value: "gauntlet.local/postgresql:15"}}
-    - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: PGBOUNCER_IMAGE_NAME, value: "gauntlet.local/pgbouncer:1.18"}}
+    - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: PGBOUNCER_IMAGE_NAME, value: "gauntlet.local/pgbouncer:${PGBOUNCER_VERSION}"}}
 YAML
 lab_kubectl apply --server-side --force-conflicts -k "${work}/cnpg" >/dev/null
 
@@ -46,7 +48,8 @@ kind: Kustomization
 namespace: k6-operator-system
 namePrefix: k6-operator-
 resources: [config/crd, config/rbac, config/manager]
-images: [{name: controller, newName: gauntlet.local/k6-operator, newTag: ${K6_OPERATOR_VERSION}}]
+# config/manager names its image ghcr.io/grafana/k6-operator:latest already (its own images:).
+images: [{name: ghcr.io/grafana/k6-operator, newName: gauntlet.local/k6-operator, newTag: ${K6_OPERATOR_VERSION}}]
 YAML
 lab_kubectl apply --server-side --force-conflicts -k "${work}/k6-operator" >/dev/null
 
@@ -77,7 +80,7 @@ patches:
     - {op: replace, path: /spec/template/spec/containers/0/args/1, value: "--prometheus-config-reloader=gauntlet.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION}"}
 YAML
 echo '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "monitoring"}}' > "${po}/namespace.yaml"
-cp "${HERE}/manifests/prometheus.yaml" "${po}/prometheus.yaml"
+sed -e "s|@NODE_IP@|${LAB_NODE_IP}|g" -e "s|@NODE_NAME@|${LAB_NAME}|g" "${HERE}/manifests/prometheus.yaml" > "${po}/prometheus.yaml"
 # CRDs first: the Prometheus and ServiceMonitor below need them established.
 lab_kubectl apply --server-side --force-conflicts -f "${po}/example/prometheus-operator-crd" >/dev/null
 lab_kubectl wait --for=condition=Established --timeout=60s -f "${po}/example/prometheus-operator-crd" >/dev/null

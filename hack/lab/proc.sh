@@ -26,8 +26,10 @@ lab_pid() {
 
 lab_netns_id() { nsenter --net="${LAB_NETNS}" -- readlink /proc/self/ns/net 2>/dev/null; }
 
+# A lab is running once up.sh finished (its ready mark) and every daemon still runs; a
+# half-started one is not, and up.sh starts it anew.
 lab_running() {
-  [[ -e "${LAB_NETNS}" ]] || return 1
+  [[ -e "${LAB_NETNS}" && -f "${LAB_RUN}/ready" ]] || return 1
   local d
   for d in "${LAB_DAEMONS[@]}"; do lab_pid "${d}" >/dev/null || return 1; done
 }
@@ -73,8 +75,10 @@ lab_leftover_pids() {
     [[ -d "${h}${LAB_CGROUP}" ]] || continue
     find "${h}${LAB_CGROUP}" -name cgroup.procs -exec cat {} + 2>/dev/null
   done
+  local cmd
   for p in /proc/[0-9]*; do
-    tr '\0' ' ' 2>/dev/null < "${p}/cmdline" | grep -q -- "-address ${LAB_CONTAINERD_SOCK} " && basename "${p}"
+    cmd="$(tr '\0' ' ' 2>/dev/null < "${p}/cmdline")" || continue
+    [[ "${cmd}" == *"-address ${LAB_CONTAINERD_SOCK} "* ]] && basename "${p}"
   done
   true
 }
@@ -102,6 +106,41 @@ lab_owned_or_absent() {
   fi
 }
 lab_release_owner() { rm -f "${LAB_OWNER_FILE}"; }
+
+# Host-wide kernel settings the kubelet sets on start (vm.overcommit_memory=1, kernel.panic=10,
+# ...; its protectKernelDefaults only turns a difference into a refusal to start): up.sh
+# records them before the kubelet starts, down.sh puts back what was there.
+LAB_KERNEL_TUNABLES=(vm/overcommit_memory vm/panic_on_oom kernel/panic kernel/panic_on_oops
+  kernel/keys/root_maxkeys kernel/keys/root_maxbytes)
+lab_record_kernel_tunables() {
+  local f="${LAB_RUN}/kernel-tunables-before" k
+  [[ -f "${f}" ]] && return 0
+  for k in "${LAB_KERNEL_TUNABLES[@]}"; do echo "${k} $(cat "/proc/sys/${k}")"; done > "${f}"
+}
+lab_restore_kernel_tunables() {
+  local f="${LAB_RUN}/kernel-tunables-before" k v
+  [[ -f "${f}" ]] || return 0
+  while read -r k v; do
+    [[ "$(cat "/proc/sys/${k}")" == "${v}" ]] || echo "${v}" > "/proc/sys/${k}"
+  done < "${f}"
+}
+
+# /run/netns: `ip netns add` makes it a shared bind mount of itself the first time and
+# `ip netns del` leaves that mount; down.sh undoes what the lab made (the mount, the folder).
+lab_record_netns_dir() {
+  local was=absent
+  [[ -d /run/netns ]] && was=folder
+  mountpoint -q /run/netns 2>/dev/null && was=mountpoint
+  echo "${was}" > "${LAB_RUN}/netns-dir"
+}
+lab_clean_netns_dir() {
+  local was
+  was="$(cat "${LAB_RUN}/netns-dir" 2>/dev/null)" || return 0
+  [[ "${was}" != mountpoint && -d /run/netns && -z "$(ls -A /run/netns)" ]] || return 0
+  while mountpoint -q /run/netns; do umount /run/netns || umount -l /run/netns; done
+  [[ "${was}" == absent ]] && rmdir /run/netns
+  true
+}
 
 # Host paths the lab's components write outside .cache/lab: the kubelet's container log
 # links and device-plugin socket (fixed paths), the CNI result cache of go-cni,

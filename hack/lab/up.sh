@@ -17,12 +17,14 @@ fi
 "${HERE}/down.sh" >&2
 lab_claim_owner
 
-"${LAB_ROOT}/hack/apt.sh" containerd runc containernetworking-plugins umoci iptables conntrack busybox-static
+"${LAB_ROOT}/hack/apt.sh" containerd runc containernetworking-plugins umoci iptables nftables conntrack busybox-static curl jq
 "${HERE}/binaries.sh" core
 "${HERE}/pki.sh"
 mkdir -p "${LAB_RUN}" "${LAB_LOGS}" "${LAB_CONTAINERD_ROOT}" "${LAB_KUBELET_ROOT}"
 date +%s > "${LAB_RUN}/started"
 lab_record_host_paths
+lab_record_kernel_tunables
+lab_record_netns_dir
 
 # --- network: the lab's namespace, its link to the host, its forwarding -----------------
 ip netns add "${LAB_NAME}"
@@ -32,6 +34,14 @@ ip link set "${LAB_VETH_HOST}" up
 lab_ns ip addr add "${LAB_NODE_IP}/30" dev "${LAB_VETH_NODE}"
 lab_ns ip link set "${LAB_VETH_NODE}" up
 lab_ns ip link set lo up
+# The node's own processes (kube-apiserver calling webhooks, the kubelet's probes) reach
+# Services too: their packets need a route before kube-proxy's OUTPUT rules rewrite them to a
+# pod. The pod bridge holds it (made here; the CNI bridge plugin takes it as it finds it), so
+# an address no rule rewrites stays on the bridge, never out. (No dummy device here: the
+# kernel has no dummy driver.)
+lab_ns ip link add "${LAB_BRIDGE}" type bridge
+lab_ns ip link set "${LAB_BRIDGE}" up
+lab_ns ip route add "${LAB_SERVICE_CIDR}" dev "${LAB_BRIDGE}"
 # Per-namespace settings: the host's own ip_forward and bridge settings stay as they are.
 lab_ns sysctl -qw net.ipv4.ip_forward=1 net.bridge.bridge-nf-call-iptables=1
 
@@ -89,5 +99,6 @@ lab_wait "node Ready" 180 lab_node_ready
 "${HERE}/addons.sh"
 # What the product runs in the lab: the operator, k6, the preset targets.
 "${HERE}/images.sh" gauntlet k6 targets
+touch "${LAB_RUN}/ready"
 lab_log "up in $(( $(date +%s) - $(cat "${LAB_RUN}/started") )) s; KUBECONFIG=${LAB_KUBECONFIG}"
 echo "${LAB_KUBECONFIG}"

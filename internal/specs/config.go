@@ -24,6 +24,9 @@ type Config struct {
 	Images map[string]string
 	// K6Image runs the load generators unless a run names its own.
 	K6Image string
+	// K6StarterImage, when set, runs k6-operator's starter pod (a shell and curl) instead
+	// of k6-operator's default, ghcr.io/grafana/k6-operator:latest-starter.
+	K6StarterImage string
 	// PrometheusRemoteWriteURL receives k6's metrics.
 	PrometheusRemoteWriteURL string
 	// SchemaSQL is loaded into every database (targets/schema.sql).

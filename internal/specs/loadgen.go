@@ -31,6 +31,10 @@ const planDir = "/etc/gauntlet"
 // keeps runAsNonRoot verifiable for custom k6 images built with a named user.
 const k6UID int64 = 12345
 
+// starterUID is the user of k6-operator's starter image (USER 65532 in its
+// Dockerfile.starter).
+const starterUID int64 = 65532
+
 // PlanTags are the tags of a trial's samples. The test id is the TestRun's name, unique in
 // the namespace, so two runs with the same trial names never share Prometheus series.
 func PlanTags(run *benchv1.BenchmarkRun, t plan.Trial) workload.Tags {
@@ -128,6 +132,27 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 		VolumeMounts: []corev1.VolumeMount{{Name: "gauntlet-plan", MountPath: planDir, ReadOnly: true}},
 	}
 	initializer := pod
+	// k6-operator's starter pod (curl against the runners) would otherwise run with no
+	// security context, which a namespace enforcing the restricted standard refuses (the
+	// trial then never starts), and wherever the scheduler puts it, a target's node included.
+	starter := k6StarterPod{
+		Metadata:                     pod.Metadata,
+		AutomountServiceAccountToken: "false",
+		NodeSelector:                 pod.NodeSelector,
+		Tolerations:                  pod.Tolerations,
+		SecurityContext: &corev1.PodSecurityContext{
+			RunAsNonRoot:   ptr.To(true),
+			RunAsUser:      ptr.To(starterUID),
+			RunAsGroup:     ptr.To(starterUID),
+			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+		},
+		ContainerSecurityContext: pod.ContainerSecurityContext,
+	}
+	if cfg.K6StarterImage != "" {
+		// k6-operator's default starter is a :latest tag, pulled Always; a configured one
+		// (a mirror, or an image built on the node) is used as it is there.
+		starter.Image, starter.ImagePullPolicy = cfg.K6StarterImage, corev1.PullIfNotPresent
+	}
 	tr := testRun{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "k6.io/v1alpha1", Kind: "TestRun"},
 		ObjectMeta: withLabels(objectMeta(run, name, AppLoadgen), trialLabels(run, t)),
@@ -139,6 +164,7 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 			// which opens PLAN: it needs the same mount and environment as the runners.
 			Initializer: &initializer,
 			Runner:      pod,
+			Starter:     starter,
 		},
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&tr)
@@ -162,7 +188,10 @@ func k6Arguments(tags map[string]string) string {
 		}
 	}
 	sort.Strings(keys)
-	args := []string{"--out", "experimental-prometheus-rw", "--no-usage-report"}
+	// k6-operator passes these flags (less --out and --no-usage-report) to the initializer's
+	// `k6 archive`, which hides the environment from the script unless told: bench.js's init
+	// code reads PLAN from it (found in the lab: "PLAN: set it to the path of the JSON plan").
+	args := []string{"--out", "experimental-prometheus-rw", "--no-usage-report", "--include-system-env-vars"}
 	for _, k := range keys {
 		args = append(args, "--tag", k+"="+tags[k])
 	}
@@ -184,6 +213,7 @@ type testRunSpec struct {
 	Arguments   string        `json:"arguments,omitempty"`
 	Initializer *k6Pod        `json:"initializer,omitempty"`
 	Runner      k6Pod         `json:"runner"`
+	Starter     k6StarterPod  `json:"starter"`
 }
 
 type testRunScript struct {
@@ -209,6 +239,19 @@ type k6Pod struct {
 	ContainerSecurityContext     *corev1.SecurityContext     `json:"containerSecurityContext,omitempty"`
 	Volumes                      []corev1.Volume             `json:"volumes,omitempty"`
 	VolumeMounts                 []corev1.VolumeMount        `json:"volumeMounts,omitempty"`
+}
+
+// k6StarterPod is the part of k6-operator's Pod that its starter job reads (image, pull
+// policy, metadata, placement, security contexts).
+type k6StarterPod struct {
+	Image                        string                     `json:"image,omitempty"`
+	ImagePullPolicy              corev1.PullPolicy          `json:"imagePullPolicy,omitempty"`
+	Metadata                     k6PodMetadata              `json:"metadata,omitempty"`
+	AutomountServiceAccountToken string                     `json:"automountServiceAccountToken,omitempty"`
+	NodeSelector                 map[string]string          `json:"nodeSelector,omitempty"`
+	Tolerations                  []corev1.Toleration        `json:"tolerations,omitempty"`
+	SecurityContext              *corev1.PodSecurityContext `json:"securityContext,omitempty"`
+	ContainerSecurityContext     *corev1.SecurityContext    `json:"containerSecurityContext,omitempty"`
 }
 
 type k6PodMetadata struct {

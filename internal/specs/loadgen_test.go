@@ -91,8 +91,16 @@ func TestTestRun(t *testing.T) {
       configMap: {name: bench-go-ping-1000-r1-b2dd39f62f, items: [{key: plan.json, path: plan.json}]}
     volumeMounts:
     - {name: gauntlet-plan, mountPath: /etc/gauntlet, readOnly: true}`
+	// The starter on the runners' pool, fit for a namespace enforcing the restricted standard.
+	starter := `
+    metadata:
+      labels: {app.kubernetes.io/name: gauntlet-loadgen, app.kubernetes.io/part-of: gauntlet, gauntlet.dev/run: bench, gauntlet.dev/trial: go.ping.1000.r1}
+    automountServiceAccountToken: "false"NODES
+    securityContext: {runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: {type: RuntimeDefault}}
+    containerSecurityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}`
 	testRunYAML := func(parallelism, image, nodes, resources string) string {
-		p := strings.NewReplacer("IMAGE", image, "NODES", nodes, "RESOURCES", resources).Replace(pod)
+		r := strings.NewReplacer("IMAGE", image, "NODES", nodes, "RESOURCES", resources)
+		p := r.Replace(pod)
 		return `
 apiVersion: k6.io/v1alpha1
 kind: TestRun
@@ -102,11 +110,12 @@ spec:
   script:
     configMap: {name: bench-go-ping-1000-r1-b2dd39f62f, file: bench.js}
   arguments: >-
-    --out experimental-prometheus-rw --no-usage-report
+    --out experimental-prometheus-rw --no-usage-report --include-system-env-vars
     --tag bench_scenario=ping --tag load_point=1000 --tag repetition=1 --tag target=go
     --tag testid=bench-go-ping-1000-r1-b2dd39f62f --tag runner=$(GAUNTLET_RUNNER)
   runner:` + p + `
   initializer:` + p + `
+  starter:` + r.Replace(starter) + `
 `
 	}
 	ownImage := fixtureRun()
@@ -135,6 +144,13 @@ spec:
 			assertObject(t, TestRun(c.run(), fixtureTrial, fixturePlan(t), fixtureConfig()), c.want)
 		})
 	}
+
+	// A configured starter image (the lab's, built on the node) is used as it is there.
+	cfg := fixtureConfig()
+	cfg.K6StarterImage = "gauntlet.local/k6-starter:lab"
+	want := strings.Replace(testRunYAML("2", "grafana/k6:1.8.1", "\n    nodeSelector: {pool: loadgen}", `{cpu: "4", memory: 2Gi}`),
+		"  starter:\n", "  starter:\n    image: gauntlet.local/k6-starter:lab\n    imagePullPolicy: IfNotPresent\n", 1)
+	assertObject(t, TestRun(fixtureRun(), fixtureTrial, fixturePlan(t), cfg), want)
 }
 
 // Every tag of the plan is on the command line (command-line tags replace the script's),

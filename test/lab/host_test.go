@@ -25,7 +25,14 @@ type hostState struct {
 	LabProcs    []string // processes running a lab binary or inside the lab's network namespace
 	OwnerMarker bool     // /run/gauntlet-lab.owner
 	HostFiles   []string // what lies under the host paths the lab's components write to
+	Tunables    []string // the host-wide kernel settings the kubelet sets on start
+	NetnsMounts []string // mounts at /run/netns (ip netns add makes one)
 }
+
+// kubeletTunables are the sysctls the kubelet sets (container_manager_linux.go,
+// setupKernelTunables); down.sh puts back what was there before.
+var kubeletTunables = []string{"vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic",
+	"kernel/panic_on_oops", "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes"}
 
 func captureHost(root, labNetnsID string) (hostState, error) {
 	var s hostState
@@ -58,6 +65,16 @@ func captureHost(root, labNetnsID string) (hostState, error) {
 		if len(f) > 4 && (strings.HasPrefix(f[4], state) || f[4] == "/run/netns/gauntlet-lab") {
 			s.LabMounts = append(s.LabMounts, f[4])
 		}
+		if len(f) > 4 && f[4] == "/run/netns" {
+			s.NetnsMounts = append(s.NetnsMounts, f[4])
+		}
+	}
+	for _, k := range kubeletTunables {
+		v, err := os.ReadFile("/proc/sys/" + k)
+		if err != nil {
+			return s, err
+		}
+		s.Tunables = append(s.Tunables, k+"="+strings.TrimSpace(string(v)))
 	}
 	cg, _ := filepath.Glob("/sys/fs/cgroup/*/gauntlet-lab")
 	s.LabCgroups = cg
@@ -67,7 +84,7 @@ func captureHost(root, labNetnsID string) (hostState, error) {
 	// containerd's cgroup for containers outside the CRI.
 	k8sio, _ := filepath.Glob("/sys/fs/cgroup/*/k8s.io")
 	s.HostFiles = append(s.HostFiles, k8sio...)
-	for _, dir := range []string{"/var/log/containers", "/var/log/pods", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet", "/run/mount", "/etc/cni"} {
+	for _, dir := range []string{"/var/log/containers", "/var/log/pods", "/var/lib/cni", "/run/containerd", "/var/lib/kubelet", "/run/mount", "/etc/cni", "/run/netns"} {
 		_ = filepath.WalkDir(dir, func(path string, _ os.DirEntry, err error) error {
 			if err == nil {
 				s.HostFiles = append(s.HostFiles, path)
@@ -147,6 +164,8 @@ func diffHost(before, after hostState) []string {
 	cmp("iptables rules", before.Iptables, after.Iptables)
 	cmp("nftables ruleset", before.Nftables, after.Nftables)
 	cmp("files under the kubelet's, CNI's and containerd's host paths", before.HostFiles, after.HostFiles)
+	cmp("kernel settings the kubelet sets", before.Tunables, after.Tunables)
+	cmp("mounts at /run/netns", before.NetnsMounts, after.NetnsMounts)
 	for what, left := range map[string][]string{"mounts": after.LabMounts, "cgroups": after.LabCgroups, "processes": after.LabProcs} {
 		if len(left) > 0 {
 			d = append(d, fmt.Sprintf("lab %s left behind:\n%s", what, strings.Join(left, "\n")))
