@@ -54,6 +54,9 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --prometheus-url={{ .Values.prometheus.url }}
 - --prometheus-remote-write-url={{ .Values.prometheus.remoteWriteURL }}
 - --k6-image={{ .Values.k6.image }}
+{{- with .Values.k6.starterImage }}
+- --k6-starter-image={{ . }}
+{{- end }}
 {{- with .Values.postgres.image }}
 - --postgres-image={{ . }}
 {{- end }}
