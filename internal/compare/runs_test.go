@@ -135,3 +135,24 @@ func TestARepetitionLeftOut(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// A capacity search's rows at rates only one run measured are not compared; the answers
+// are, as a change reported beside the verdicts.
+func TestSearchRowsAndCapacityChanges(t *testing.T) {
+	base := runWith("before", map[string][]int64{"go": {100, 101, 102, 103}}, false)
+	run := runWith("after", map[string][]int64{"go": {100, 101, 102, 103}}, false)
+	extra := run.Status.Results[0]
+	extra.LoadPoint = 432 // a search's answer in this run only
+	run.Status.Results = append(run.Status.Results, extra)
+	base.Status.Search = []benchv1.CapacitySearch{{Target: "go", Scenario: "ping", Phase: benchv1.SearchDone, CapacityRPS: 480, Bound: benchv1.BoundCapacity}}
+	run.Status.Search = []benchv1.CapacitySearch{{Target: "go", Scenario: "ping", Phase: benchv1.SearchDone, CapacityRPS: 432, Bound: benchv1.BoundCapacity}}
+	o, _ := OptionsFrom(nil)
+	Apply(run, base, "x", o)
+	if run.Status.Results[0].Baseline == nil || run.Status.Results[1].Baseline != nil {
+		t.Fatalf("fixed point compared, search rate not: %+v / %+v", run.Status.Results[0].Baseline, run.Status.Results[1].Baseline)
+	}
+	c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed)
+	if !strings.Contains(c.Message, "capacity go/ping 480/s → 432/s (-10.0%)") || !strings.Contains(c.Message, "1 NoChange, 0 Inconclusive") {
+		t.Fatalf("%s", c.Message)
+	}
+}
