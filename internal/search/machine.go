@@ -16,7 +16,7 @@ type machine struct {
 	upperReason      string  // why upper failed
 	passed           []int32 // every rate decided Pass (since the last overturn)
 	bestPass         int32   // the highest rate any trial passed, short or long
-	bestLongPass     int32   // the highest rate a full-length trial passed
+	longPasses       []int32 // the rates full-length trials passed
 	// full counts every full-length trial by rate, passed and all: a rate's repetitions are
 	// judged together with the full-length steps taken at it before (MLRsearch counts every
 	// trial at a load).
@@ -126,7 +126,7 @@ func (m *machine) note(j judged) {
 	case benchv1.StepPass:
 		m.bestPass = max(m.bestPass, rate)
 		if m.confirming || m.long {
-			m.bestLongPass = max(m.bestLongPass, rate)
+			m.longPasses = append(m.longPasses, rate)
 		}
 	case benchv1.StepFail:
 		m.onlyGenerator = false
@@ -141,13 +141,25 @@ func (m *machine) giveUp(why string) {
 	switch {
 	case m.onlyGenerator && m.bestPass > 0:
 		m.done, m.generatorBound = true, true
-	case m.bestLongPass > 0 && (m.upper == 0 || m.bestLongPass < m.upper):
+	case m.bestLongPassBelow() > 0:
 		m.done, m.unconfirmed = true, true
 	default:
 		m.failed = why
 		return
 	}
 	m.upperReason = why
+}
+
+// bestLongPassBelow is the highest rate a full-length trial passed below upper (the lowest
+// failure), 0 when none.
+func (m *machine) bestLongPassBelow() int32 {
+	best := int32(0)
+	for _, r := range m.longPasses {
+		if m.upper == 0 || r < m.upper {
+			best = max(best, r)
+		}
+	}
+	return best
 }
 
 // decide records a decided rate and moves to the next one; achievedMil is what a failing

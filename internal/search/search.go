@@ -141,7 +141,7 @@ func answer(spec *benchv1.BenchmarkRunSpec, m *machine, cs *benchv1.CapacitySear
 		return
 	}
 	if m.unconfirmed {
-		cs.CapacityRPS, cs.Bound, cs.Confidence = m.bestLongPass, benchv1.BoundCapacity, benchv1.ConfidenceLow
+		cs.CapacityRPS, cs.Bound, cs.Confidence = m.bestLongPassBelow(), benchv1.BoundCapacity, benchv1.ConfidenceLow
 		if m.upperByGenerator {
 			cs.Bound = benchv1.BoundLower
 		}

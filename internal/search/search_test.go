@@ -346,7 +346,7 @@ func TestFullLengthTrialsAtARateCountTogether(t *testing.T) {
 // fails, saying why.
 func TestGivingUp(t *testing.T) {
 	m := newMachine(configOf(searchSpec(100, 1000, "0.05", 16)))
-	m.upper, m.bestLongPass, m.onlyGenerator = 300, 268, false
+	m.upper, m.longPasses, m.onlyGenerator = 300, []int32{250, 300, 268}, false
 	m.giveUp("full-length repetitions overturned the short trials 2 times")
 	cs := benchv1.CapacitySearch{Target: "go"}
 	answer(searchSpec(100, 1000, "0.05", 16), m, &cs)
@@ -354,7 +354,7 @@ func TestGivingUp(t *testing.T) {
 		t.Fatalf("%+v", cs)
 	}
 	m = newMachine(configOf(searchSpec(100, 1000, "0.05", 16)))
-	m.upper, m.bestLongPass, m.onlyGenerator = 300, 310, false
+	m.upper, m.longPasses, m.onlyGenerator = 300, []int32{300, 310}, false
 	m.giveUp("overturned twice")
 	if m.done || m.failed != "overturned twice" {
 		t.Fatalf("a pass above the failure is no answer: %+v", m)
