@@ -37,8 +37,8 @@ func OptionsFrom(b *benchv1.Baseline) (Options, error) {
 	if b != nil && b.MinEffect != "" {
 		o.MinEffect = b.MinEffect
 	}
-	if metricIndex(o.Metric) < 0 {
-		return o, fmt.Errorf("spec.baseline.metric: %q is not one of p50, p90, p95, p99, p999", o.Metric)
+	if metricIndex(o.Metric) < 0 && o.Metric != MetricCPU {
+		return o, fmt.Errorf("spec.baseline.metric: %q is not one of p50, p90, p95, p99, p999, %s", o.Metric, MetricCPU)
 	}
 	ppm, ok := results.ParseFraction(o.MinEffect)
 	if !ok || ppm <= 0 || ppm >= 1_000_000 {
@@ -97,6 +97,16 @@ func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Optio
 		return inconclusive("the baseline row is invalid (%s): its figures are not the target's", rowLevel(baseRow.Flags))
 	case len(cur) < MinRepetitions || len(base) < MinRepetitions:
 		return inconclusive("%d and %d valid repetitions (baseline, this run): a verdict needs at least %d a side", len(base), len(cur), MinRepetitions)
+	}
+	if o.Metric == MetricCPU {
+		b, okB := cpuPerRequest(base)
+		c, okC := cpuPerRequest(cur)
+		if !okB || !okC {
+			return inconclusive("a repetition has no CPU figure for the target: %s needs the target's CPU in every repetition", MetricCPU)
+		}
+		j := Judge(b, c, o.MinEffectPPM)
+		j.Metric = o.Metric
+		return j
 	}
 	src := benchv1.LatencyWire
 	for _, m := range append(append([]benchv1.Measurement(nil), cur...), base...) {
@@ -256,6 +266,22 @@ func model(run *benchv1.BenchmarkRun) string {
 }
 
 var metrics = []string{"p50", "p90", "p95", "p99", "p999"}
+
+// MetricCPU is the target's CPU time per request served.
+const MetricCPU = "cpuPerRequest"
+
+// cpuPerRequest is each repetition's CPU time per request in µs: the target's mean CPU over
+// the window divided by the achieved rate (millicores / milli-req/s = seconds per request).
+// ok is false when a repetition has no CPU figure.
+func cpuPerRequest(ms []benchv1.Measurement) (out []int64, ok bool) {
+	for _, m := range ms {
+		if m.CPUMillicores <= 0 || m.AchievedMilliRPS <= 0 {
+			return nil, false
+		}
+		out = append(out, m.CPUMillicores*1_000_000/m.AchievedMilliRPS)
+	}
+	return out, true
+}
 
 func metricIndex(m string) int {
 	for i, v := range metrics {

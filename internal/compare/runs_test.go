@@ -156,3 +156,30 @@ func TestSearchRowsAndCapacityChanges(t *testing.T) {
 		t.Fatalf("%s", c.Message)
 	}
 }
+
+// CPU time per request: the target's mean CPU over the achieved rate, per repetition.
+func TestCPUPerRequest(t *testing.T) {
+	withCPU := func(name string, mc ...int64) *benchv1.BenchmarkRun {
+		run := runWith(name, map[string][]int64{"go": {100, 100, 100, 100, 100}}, false)
+		for i := range run.Status.Trials {
+			run.Status.Trials[i].Result.CPUMillicores = mc[i]
+		}
+		return run
+	}
+	base := withCPU("before", 66, 65, 67, 66, 68)
+	run := withCPU("after", 80, 79, 81, 80, 82)
+	o, err := OptionsFrom(&benchv1.Baseline{Metric: MetricCPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Apply(run, base, "x", o)
+	// 66 millicores at 500 req/s: 132 µs of CPU per request.
+	if c := run.Status.Results[0].Baseline; c.Verdict != benchv1.VerdictSlower || c.BaselineMicros != 132 || c.Micros != 160 || c.Source != "" || c.Repetitions != 5 {
+		t.Fatalf("%+v", c)
+	}
+	run.Status.Trials[0].Result.CPUMillicores = 0
+	Apply(run, base, "x", o)
+	if c := run.Status.Results[0].Baseline; c.Verdict != benchv1.VerdictInconclusive || !strings.Contains(c.Message, "no CPU figure") {
+		t.Fatalf("%+v", c)
+	}
+}

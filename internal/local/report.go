@@ -44,7 +44,7 @@ func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
 	for _, r := range run.Status.Results {
 		row := reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)}
 		if r.Baseline != nil {
-			d.Compared, row.Verdict = true, comparisonCells(*r.Baseline, r)
+			d.Compared, row.Verdict = true, comparisonCells(*r.Baseline)
 		}
 		d.Rows = append(d.Rows, row)
 	}
