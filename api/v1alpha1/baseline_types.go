@@ -11,11 +11,14 @@ type Baseline struct {
 	Run string `json:"run"`
 
 	// Metric compared, over the repetitions: a percentile of the latency of record (the
-	// wire's when both runs captured it, else k6's). p50 is the steadiest across
-	// repetitions; a tail percentile judges what an SLO reads, with more noise.
+	// wire's when both runs captured it, else k6's), or cpuPerRequest, the target's CPU time
+	// per request served (its mean CPU over the achieved rate). p50 is the steadiest
+	// latency; a tail percentile judges what an SLO reads, with more noise. cpuPerRequest
+	// does not move when other work shares the machine (latency does): it finds a code
+	// change that costs CPU on a busy machine, and says nothing of waiting.
 	// +optional
 	// +kubebuilder:default=p50
-	// +kubebuilder:validation:Enum=p50;p90;p95;p99;p999
+	// +kubebuilder:validation:Enum=p50;p90;p95;p99;p999;cpuPerRequest
 	Metric string `json:"metric,omitempty"`
 
 	// MinEffect is the smallest relative shift that counts as a change, a decimal fraction
@@ -54,13 +57,17 @@ const (
 // positive latency shift is slower.
 type Comparison struct {
 	Verdict RegressionVerdict `json:"verdict"`
-	// Metric is the latency compared (spec.baseline.metric) and Source whose it is (Wire
-	// when both runs captured every repetition on the wire, else Generator).
-	Metric string        `json:"metric"`
-	Source LatencySource `json:"source"`
-	// BaselineRepetitions is the baseline's valid repetitions compared (n).
+	// Metric is the figure compared (spec.baseline.metric) and Source, for a latency, whose
+	// it is (Wire when both runs captured every repetition on the wire, else Generator).
+	Metric string `json:"metric"`
+	// +optional
+	Source LatencySource `json:"source,omitempty"`
+	// BaselineRepetitions and Repetitions are the valid repetitions compared on each side (n).
 	BaselineRepetitions int32 `json:"baselineRepetitions"`
-	// BaselineMicros and Micros are the metric's medians over the repetitions of each run.
+	// +optional
+	Repetitions int32 `json:"repetitions,omitempty"`
+	// BaselineMicros and Micros are the metric's medians over the repetitions of each run
+	// (µs of latency, or of CPU time per request).
 	BaselineMicros int64 `json:"baselineMicros"`
 	Micros         int64 `json:"micros"`
 	// ShiftMicros is the Hodges-Lehmann shift: the median of the differences between this

@@ -143,7 +143,8 @@ type CapacitySearch struct {
 	Bound CapacityBound `json:"bound,omitempty"`
 	// +optional
 	Confidence Confidence `json:"confidence,omitempty"`
-	// PassedRepetitions of Repetitions full-length trials passed at CapacityRPS.
+	// PassedRepetitions of Repetitions full-length trials passed at CapacityRPS (the
+	// repetitions, and any full-length step taken at that rate before them).
 	// +optional
 	PassedRepetitions int32 `json:"passedRepetitions,omitempty"`
 	// +optional

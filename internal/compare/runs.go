@@ -2,12 +2,14 @@ package compare
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
@@ -35,8 +37,8 @@ func OptionsFrom(b *benchv1.Baseline) (Options, error) {
 	if b != nil && b.MinEffect != "" {
 		o.MinEffect = b.MinEffect
 	}
-	if metricIndex(o.Metric) < 0 {
-		return o, fmt.Errorf("spec.baseline.metric: %q is not one of p50, p90, p95, p99, p999", o.Metric)
+	if metricIndex(o.Metric) < 0 && o.Metric != MetricCPU {
+		return o, fmt.Errorf("spec.baseline.metric: %q is not one of p50, p90, p95, p99, p999, %s", o.Metric, MetricCPU)
 	}
 	ppm, ok := results.ParseFraction(o.MinEffect)
 	if !ok || ppm <= 0 || ppm >= 1_000_000 {
@@ -47,8 +49,9 @@ func OptionsFrom(b *benchv1.Baseline) (Options, error) {
 }
 
 // Rows compares every result row of run with the same row (target, scenario, load point)
-// of base, from the repetitions in both runs' trials, and sets each row's Baseline. It
-// returns the verdicts in row order.
+// of base, from the repetitions in both runs' trials, and sets each row's Baseline; a
+// capacity search's row at a rate the baseline never measured gets none. It returns the
+// verdicts of the rows compared, in row order.
 func Rows(run, base *benchv1.BenchmarkRun, o Options) []benchv1.RegressionVerdict {
 	_, curGroups := results.Group(run.Status.Trials)
 	_, baseGroups := results.Group(base.Status.Trials)
@@ -60,6 +63,10 @@ func Rows(run, base *benchv1.BenchmarkRun, o Options) []benchv1.RegressionVerdic
 	for i := range run.Status.Results {
 		r := &run.Status.Results[i]
 		k := results.RowKey{Target: r.Target, Scenario: r.Scenario, Point: r.LoadPoint}
+		r.Baseline = nil
+		if !slices.Contains(plan.LoadPoints(run.Spec.Load), r.LoadPoint) && find(baseRows, k) == nil {
+			continue // a capacity search's rate of this run alone: nothing to compare it with
+		}
 		cur, curOut := valid(&run.Spec, curGroups[k])
 		prev, baseOut := valid(&base.Spec, baseGroups[k])
 		c := row(r, find(baseRows, k), cur, prev, o)
@@ -91,6 +98,16 @@ func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Optio
 	case len(cur) < MinRepetitions || len(base) < MinRepetitions:
 		return inconclusive("%d and %d valid repetitions (baseline, this run): a verdict needs at least %d a side", len(base), len(cur), MinRepetitions)
 	}
+	if o.Metric == MetricCPU {
+		b, okB := cpuPerRequest(base)
+		c, okC := cpuPerRequest(cur)
+		if !okB || !okC {
+			return inconclusive("a repetition has no CPU figure for the target: %s needs the target's CPU in every repetition", MetricCPU)
+		}
+		j := Judge(b, c, o.MinEffectPPM)
+		j.Metric = o.Metric
+		return j
+	}
 	src := benchv1.LatencyWire
 	for _, m := range append(append([]benchv1.Measurement(nil), cur...), base...) {
 		if !results.WireComplete(m) {
@@ -106,25 +123,53 @@ func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Optio
 // Apply compares run with base (read from source: namespace/name or a folder), records
 // the verdicts and sets Regressed: True when a row is Slower.
 func Apply(run, base *benchv1.BenchmarkRun, source string, o Options) {
-	verdicts := Rows(run, base, o)
+	Rows(run, base, o)
 	run.Status.Baseline = &benchv1.BaselineRef{Run: base.Name, Source: source, Metric: o.Metric, MinEffect: o.MinEffect}
 	counts := map[benchv1.RegressionVerdict]int{}
 	var slower []string
-	for i, v := range verdicts {
-		counts[v]++
-		if v == benchv1.VerdictSlower {
-			r := run.Status.Results[i]
+	for _, r := range run.Status.Results {
+		if r.Baseline == nil {
+			continue
+		}
+		counts[r.Baseline.Verdict]++
+		if r.Baseline.Verdict == benchv1.VerdictSlower {
 			slower = append(slower, fmt.Sprintf("%s/%s@%d %s", r.Target, r.Scenario, r.LoadPoint, FormatShift(*r.Baseline)))
 		}
 	}
 	summary := fmt.Sprintf("%s against %s (min effect %s): %d Slower, %d Faster, %d NoChange, %d Inconclusive",
 		o.Metric, base.Name, o.MinEffect, counts[benchv1.VerdictSlower], counts[benchv1.VerdictFaster],
 		counts[benchv1.VerdictNoChange], counts[benchv1.VerdictInconclusive])
+	if c := CapacityChanges(run, base); c != "" {
+		summary += "; capacity " + c
+	}
 	if len(slower) > 0 {
 		setRegressed(run, metav1.ConditionTrue, ReasonSlower, "slower: "+strings.Join(slower, ", ")+"; "+summary)
 		return
 	}
 	setRegressed(run, metav1.ConditionFalse, ReasonNoRegression, summary)
+}
+
+// CapacityChanges compares the capacity searches both runs answered: "go/ping 480/s → 432/s
+// (-10.0%)". A single answer each has no spread to test: the change is reported, not judged.
+func CapacityChanges(run, base *benchv1.BenchmarkRun) string {
+	var parts []string
+	for _, s := range run.Status.Search {
+		for _, b := range base.Status.Search {
+			if s.Target != b.Target || s.Scenario != b.Scenario || s.Phase != benchv1.SearchDone || b.Phase != benchv1.SearchDone || b.CapacityRPS == 0 {
+				continue
+			}
+			change := (int64(s.CapacityRPS) - int64(b.CapacityRPS)) * 1_000_000 / int64(b.CapacityRPS)
+			parts = append(parts, fmt.Sprintf("%s/%s %s → %s (%s%%)", s.Target, s.Scenario, capacityLabel(b), capacityLabel(s), signed(change)))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func capacityLabel(s benchv1.CapacitySearch) string {
+	if s.Bound == benchv1.BoundLower {
+		return fmt.Sprintf(">=%d/s", s.CapacityRPS)
+	}
+	return fmt.Sprintf("%d/s", s.CapacityRPS)
 }
 
 // Unavailable sets Regressed Unknown: the baseline could not be read or has nothing to
@@ -221,6 +266,22 @@ func model(run *benchv1.BenchmarkRun) string {
 }
 
 var metrics = []string{"p50", "p90", "p95", "p99", "p999"}
+
+// MetricCPU is the target's CPU time per request served.
+const MetricCPU = "cpuPerRequest"
+
+// cpuPerRequest is each repetition's CPU time per request in µs: the target's mean CPU over
+// the window divided by the achieved rate (millicores / milli-req/s = seconds per request).
+// ok is false when a repetition has no CPU figure.
+func cpuPerRequest(ms []benchv1.Measurement) (out []int64, ok bool) {
+	for _, m := range ms {
+		if m.CPUMillicores <= 0 || m.AchievedMilliRPS <= 0 {
+			return nil, false
+		}
+		out = append(out, m.CPUMillicores*1_000_000/m.AchievedMilliRPS)
+	}
+	return out, true
+}
 
 func metricIndex(m string) int {
 	for i, v := range metrics {

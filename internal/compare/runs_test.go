@@ -135,3 +135,51 @@ func TestARepetitionLeftOut(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// A capacity search's rows at rates only one run measured are not compared; the answers
+// are, as a change reported beside the verdicts.
+func TestSearchRowsAndCapacityChanges(t *testing.T) {
+	base := runWith("before", map[string][]int64{"go": {100, 101, 102, 103}}, false)
+	run := runWith("after", map[string][]int64{"go": {100, 101, 102, 103}}, false)
+	extra := run.Status.Results[0]
+	extra.LoadPoint = 432 // a search's answer in this run only
+	run.Status.Results = append(run.Status.Results, extra)
+	base.Status.Search = []benchv1.CapacitySearch{{Target: "go", Scenario: "ping", Phase: benchv1.SearchDone, CapacityRPS: 480, Bound: benchv1.BoundCapacity}}
+	run.Status.Search = []benchv1.CapacitySearch{{Target: "go", Scenario: "ping", Phase: benchv1.SearchDone, CapacityRPS: 432, Bound: benchv1.BoundCapacity}}
+	o, _ := OptionsFrom(nil)
+	Apply(run, base, "x", o)
+	if run.Status.Results[0].Baseline == nil || run.Status.Results[1].Baseline != nil {
+		t.Fatalf("fixed point compared, search rate not: %+v / %+v", run.Status.Results[0].Baseline, run.Status.Results[1].Baseline)
+	}
+	c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed)
+	if !strings.Contains(c.Message, "capacity go/ping 480/s → 432/s (-10.0%)") || !strings.Contains(c.Message, "1 NoChange, 0 Inconclusive") {
+		t.Fatalf("%s", c.Message)
+	}
+}
+
+// CPU time per request: the target's mean CPU over the achieved rate, per repetition.
+func TestCPUPerRequest(t *testing.T) {
+	withCPU := func(name string, mc ...int64) *benchv1.BenchmarkRun {
+		run := runWith(name, map[string][]int64{"go": {100, 100, 100, 100, 100}}, false)
+		for i := range run.Status.Trials {
+			run.Status.Trials[i].Result.CPUMillicores = mc[i]
+		}
+		return run
+	}
+	base := withCPU("before", 66, 65, 67, 66, 68)
+	run := withCPU("after", 80, 79, 81, 80, 82)
+	o, err := OptionsFrom(&benchv1.Baseline{Metric: MetricCPU})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Apply(run, base, "x", o)
+	// 66 millicores at 500 req/s: 132 µs of CPU per request.
+	if c := run.Status.Results[0].Baseline; c.Verdict != benchv1.VerdictSlower || c.BaselineMicros != 132 || c.Micros != 160 || c.Source != "" || c.Repetitions != 5 {
+		t.Fatalf("%+v", c)
+	}
+	run.Status.Trials[0].Result.CPUMillicores = 0
+	Apply(run, base, "x", o)
+	if c := run.Status.Results[0].Baseline; c.Verdict != benchv1.VerdictInconclusive || !strings.Contains(c.Message, "no CPU figure") {
+		t.Fatalf("%+v", c)
+	}
+}

@@ -30,7 +30,7 @@ func WriteComparison(w io.Writer, run *benchv1.BenchmarkRun) error {
 		if c == nil {
 			continue
 		}
-		cl := comparisonCells(*c, r)
+		cl := comparisonCells(*c)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint),
 			c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Verdict)
 	}
@@ -51,17 +51,21 @@ type comparisonCell struct {
 	Source, Baseline, This, Shift, P, Verdict string
 }
 
-func comparisonCells(c benchv1.Comparison, r benchv1.ResultRow) comparisonCell {
+func comparisonCells(c benchv1.Comparison) comparisonCell {
 	cl := comparisonCell{Source: NoFigure, Baseline: NoFigure, This: NoFigure, Shift: NoFigure, P: NoFigure, Verdict: string(c.Verdict)}
 	if c.PValue == "" {
 		return cl
 	}
-	cl.Source = "k6"
-	if c.Source == benchv1.LatencyWire {
+	switch c.Source {
+	case benchv1.LatencyWire:
 		cl.Source = "wire"
+	case benchv1.LatencyGenerator:
+		cl.Source = "k6"
+	default:
+		cl.Source = "cpu"
 	}
 	cl.Baseline = fmt.Sprintf("%s (n=%d)", results.FormatMicros(c.BaselineMicros), c.BaselineRepetitions)
-	cl.This = fmt.Sprintf("%s (n=%d)", results.FormatMicros(c.Micros), r.Repetitions)
+	cl.This = fmt.Sprintf("%s (n=%d)", results.FormatMicros(c.Micros), c.Repetitions)
 	cl.Shift, cl.P = compare.FormatShift(c), c.PValue
 	return cl
 }

@@ -44,7 +44,7 @@ func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
 	for _, r := range run.Status.Results {
 		row := reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)}
 		if r.Baseline != nil {
-			d.Compared, row.Verdict = true, comparisonCells(*r.Baseline, r)
+			d.Compared, row.Verdict = true, comparisonCells(*r.Baseline)
 		}
 		d.Rows = append(d.Rows, row)
 	}
@@ -183,8 +183,9 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Gauntlet: {{.Run.Name}}</title>
 <style>
-body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}
-table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}
+body{font-family:sans-serif;margin:2em;color:#222;max-width:1400px}
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:right;white-space:nowrap}
+td[style],span.muted{white-space:normal}
 td:first-child,td:nth-child(2),th{text-align:left}.bad{background:#fde2e2}.muted{color:#777}
 .Slower{background:#fde2e2;font-weight:bold}.Faster{background:#e2f5e2;font-weight:bold}.Inconclusive{color:#777}
 svg{display:block;margin:1em 0}
@@ -200,13 +201,17 @@ svg{display:block;margin:1em 0}
 {{range .Searches}}<tr><td>{{.Target}}</td><td>{{.Scenario}}</td><td><b>{{.Answer}}</b></td><td>{{.Bound}}</td><td>{{.Confidence}}</td><td>{{.Reps}}</td><td>{{.Upper}}</td><td>{{.Cost}}</td><td>{{len .Steps}}</td><td style="text-align:left">{{.Message}}</td></tr>
 {{end}}</table>
 {{end}}{{with .Run.Status.Baseline}}<h2>Against the baseline</h2>
-<p>Compared with <b>{{.Run}}</b> ({{.Source}}) on {{.Metric}}, minimum effect {{.MinEffect}}: Mann-Whitney U at alpha 0.05 (at least 4 repetitions a side) and the Hodges-Lehmann shift with its 95% interval. The verdict columns are in the results table.</p>
+<p>Compared with <b>{{.Run}}</b> ({{.Source}}) on {{.Metric}}, minimum effect {{.MinEffect}}: Mann-Whitney U at alpha 0.05 (at least 4 valid repetitions a side) and the Hodges-Lehmann shift with its 95% interval. Slower/Faster: significant and at least the minimum effect; NoChange: the shift shown within ± the minimum effect (its 90% interval inside it), or significant but smaller; Inconclusive otherwise.</p>
+<table><tr><th>target</th><th>scenario</th><th>load</th><th>source</th><th>baseline</th><th>this run</th><th>shift [95% CI]</th><th>p</th><th>verdict</th><th>why</th></tr>
+{{range $.Rows}}{{if .Baseline}}<tr><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Verdict.Source}}</td><td>{{.Verdict.Baseline}}</td><td>{{.Verdict.This}}</td><td>{{.Verdict.Shift}}</td><td>{{.Verdict.P}}</td><td class="{{.Verdict.Verdict}}">{{.Verdict.Verdict}}</td><td style="text-align:left" class="muted">{{.Baseline.Message}}</td></tr>
+{{end}}{{end}}</table>
+{{range $.Run.Status.Conditions}}{{if eq .Type "Regressed"}}<p><b>Regressed: {{.Status}}</b> — {{.Message}}</p>{{end}}{{end}}
 {{end}}<h2>Results</h2>
 <p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.
 p50…max are the latency of record: <b>wire</b> (the time from a request's first packet to its response's first packet on the target's port, no load generator in it) when every repetition was captured, else <b>k6</b> (the generator's timings). k6's own p50/p99 stand beside them; floor is k6's p50–p99 against the null responder at the same rate; * marks a k6 p99 under {{.NoiseFactor}}x the floor: the generator's, not the target's.
 {{with .Run.Status.Placement}}<br>CPUs: {{.Message}}{{end}}</p>
-<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>k6 p50</th><th>k6 p99</th><th>floor</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th>{{if .Compared}}<th>baseline</th><th>this run</th><th>shift [95% CI]</th><th>p</th><th>verdict</th>{{end}}</tr>
-{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.Source}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.K6P50}}</td><td>{{.K6P99}}</td><td>{{.Floor}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td>{{if $.Compared}}<td>{{.Verdict.Baseline}}</td><td>{{.Verdict.This}}</td><td>{{.Verdict.Shift}}</td><td>{{.Verdict.P}}</td><td class="{{.Verdict.Verdict}}">{{.Verdict.Verdict}}{{with .Baseline}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}{{end}}</td>{{end}}</tr>
+<table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>k6 p50</th><th>k6 p99</th><th>floor</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th>{{if .Compared}}<th>vs baseline</th>{{end}}</tr>
+{{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.Source}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.K6P50}}</td><td>{{.K6P99}}</td><td>{{.Floor}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td>{{if $.Compared}}<td{{with .Baseline}} class="{{.Verdict}}"{{end}}>{{with .Baseline}}{{.Verdict}}{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{range .Scenarios}}<h2>Scenario {{.Name}}</h2>
 {{range .Spectrum}}{{.}}{{end}}{{.Rate}}{{.Latency}}{{.Throughput}}{{.CPU}}{{.Memory}}

@@ -77,7 +77,8 @@ func TestReportShowsCapacityAndVerdicts(t *testing.T) {
 		"Capacity under the SLO", "<b>480/s</b>", "$0.2083", // 0.36 $/h at 480/s
 		"p99 against offered rate", "SLO 50.00ms", "go: capacity 480/s", // the rate chart with its lines
 		"at each target&#39;s capacity: latency by percentile", // the spectrum of the answer
-		"<th>shift [95% CI]</th>", `<td class="Slower">Slower`, "29.9% [&#43;29.6, &#43;30.2]", "Compared with <b>before</b>",
+		"<th>shift [95% CI]</th>", `<td class="Slower">Slower</td>`, "29.9% [&#43;29.6, &#43;30.2]", "Compared with <b>before</b>",
+		"<th>vs baseline</th>", "<b>Regressed: True</b>",
 		`content="default-src 'none'`, // nothing leaves the page
 	} {
 		if !strings.Contains(page, want) {

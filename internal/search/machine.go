@@ -16,15 +16,23 @@ type machine struct {
 	upperReason      string  // why upper failed
 	passed           []int32 // every rate decided Pass (since the last overturn)
 	bestPass         int32   // the highest rate any trial passed, short or long
+	longPasses       []int32 // the rates full-length trials passed
+	// full counts every full-length trial by rate, passed and all: a rate's repetitions are
+	// judged together with the full-length steps taken at it before (MLRsearch counts every
+	// trial at a load).
+	full map[int32][2]int32
 	// onlyGenerator: every failure so far was the load generator's (GeneratorLimited)
 	onlyGenerator bool
 	// generatorBound is set when the search ends on the generator alone: no answer was
 	// confirmed, but nothing ever showed the target at its limit (see giveUp).
 	generatorBound bool
-	rate           int32 // the rate the steps are measuring
-	passes, fails  int   // trials at rate so far
-	noisy          int   // rates that had both passing and failing trials
-	steps          int32 // steps used (short trials, or full-length ones once long)
+	// unconfirmed is set when the search ends with a rate a full-length step passed but no
+	// repetitions confirmed (see giveUp).
+	unconfirmed   bool
+	rate          int32 // the rate the steps are measuring
+	passes, fails int   // trials at rate so far
+	noisy         int   // rates that had both passing and failing trials
+	steps         int32 // steps used (short trials, or full-length ones once long)
 	// estimate is the throughput a failing step achieved when it fell short of the offered
 	// rate: in an open model, what an overloaded server serves is about its capacity, so
 	// it is the next rate tried (then a width above it), before plain bisection.
@@ -48,7 +56,9 @@ type machine struct {
 	failed              string
 }
 
-func newMachine(c config) *machine { return &machine{c: c, rate: c.start, onlyGenerator: true} }
+func newMachine(c config) *machine {
+	return &machine{c: c, rate: c.start, onlyGenerator: true, full: map[int32][2]int32{}}
+}
 
 // kind is what the next trial of the machine is for, in its current state.
 func (m *machine) kind() benchv1.StepKind {
@@ -104,9 +114,20 @@ func (m *machine) note(j judged) {
 	if m.confirming {
 		rate = m.confirmRate
 	}
+	if m.confirming || m.long {
+		f := m.full[rate]
+		f[1]++
+		if j.outcome == benchv1.StepPass {
+			f[0]++
+		}
+		m.full[rate] = f
+	}
 	switch j.outcome {
 	case benchv1.StepPass:
 		m.bestPass = max(m.bestPass, rate)
+		if m.confirming || m.long {
+			m.longPasses = append(m.longPasses, rate)
+		}
 	case benchv1.StepFail:
 		m.onlyGenerator = false
 	}
@@ -114,14 +135,31 @@ func (m *machine) note(j judged) {
 
 // giveUp ends the search without a confirmed answer. When every failure was the load
 // generator's and some rate passed, the target was never shown at its limit: the search
-// ends with that rate as a lower bound (low confidence: not confirmed at full length).
+// ends with that rate as a lower bound. Otherwise, a rate below the failures that passed a
+// full-length trial is the answer, unconfirmed by repetitions. Both with low confidence.
 func (m *machine) giveUp(why string) {
-	if m.onlyGenerator && m.bestPass > 0 {
+	switch {
+	case m.onlyGenerator && m.bestPass > 0:
 		m.done, m.generatorBound = true, true
-		m.upperReason = why
+	case m.bestLongPassBelow() > 0:
+		m.done, m.unconfirmed = true, true
+	default:
+		m.failed = why
 		return
 	}
-	m.failed = why
+	m.upperReason = why
+}
+
+// bestLongPassBelow is the highest rate a full-length trial passed below upper (the lowest
+// failure), 0 when none.
+func (m *machine) bestLongPassBelow() int32 {
+	best := int32(0)
+	for _, r := range m.longPasses {
+		if m.upper == 0 || r < m.upper {
+			best = max(best, r)
+		}
+	}
+	return best
 }
 
 // decide records a decided rate and moves to the next one; achievedMil is what a failing
@@ -213,14 +251,15 @@ func (m *machine) observeConfirm(j judged) {
 	if m.confirmN < m.c.reps {
 		return
 	}
-	if 2*m.confirmOK > m.c.reps {
+	if f := m.full[m.confirmRate]; 2*f[0] > f[1] {
 		m.done = true
 		return
 	}
 	m.rounds++
 	m.confirming = false
 	m.upper, m.upperByGenerator = m.confirmRate, m.confirmGen
-	m.upperReason = fmt.Sprintf("%d of %d full-length repetitions failed: %s", m.c.reps-m.confirmOK, m.c.reps, m.upperReason)
+	f := m.full[m.confirmRate]
+	m.upperReason = fmt.Sprintf("%d of %d full-length trials failed: %s", f[1]-f[0], f[1], m.upperReason)
 	if m.rounds >= MaxConfirmRounds {
 		m.giveUp(fmt.Sprintf("full-length repetitions overturned the short trials %d times; last at %d/s: %s", m.rounds, m.confirmRate, m.upperReason))
 		return

@@ -140,7 +140,17 @@ func answer(spec *benchv1.BenchmarkRunSpec, m *machine, cs *benchv1.CapacitySear
 			cs.CapacityRPS, m.upperReason)
 		return
 	}
-	cs.CapacityRPS, cs.Repetitions, cs.PassedRepetitions = m.confirmRate, m.c.reps, m.confirmOK
+	if m.unconfirmed {
+		cs.CapacityRPS, cs.Bound, cs.Confidence = m.bestLongPassBelow(), benchv1.BoundCapacity, benchv1.ConfidenceLow
+		if m.upperByGenerator {
+			cs.Bound = benchv1.BoundLower
+		}
+		cs.CostMicroUSDPerMillion = results.Cost(spec, cs.Target, int64(cs.CapacityRPS)*1000)
+		cs.Message = fmt.Sprintf("%d/s, the highest rate a full-length trial passed, not confirmed by repetitions: %s", cs.CapacityRPS, m.upperReason)
+		return
+	}
+	f := m.full[m.confirmRate]
+	cs.CapacityRPS, cs.Repetitions, cs.PassedRepetitions = m.confirmRate, f[1], f[0]
 	cs.CostMicroUSDPerMillion = results.Cost(spec, cs.Target, int64(cs.CapacityRPS)*1000)
 	cs.Bound = benchv1.BoundCapacity
 	if m.upper == 0 || m.upperByGenerator {
@@ -149,12 +159,12 @@ func answer(spec *benchv1.BenchmarkRunSpec, m *machine, cs *benchv1.CapacitySear
 	switch {
 	case !m.widthReached:
 		cs.Confidence = benchv1.ConfidenceLow
-	case m.confirmOK == m.c.reps && m.noisy == 0 && m.rounds == 0:
+	case f[0] == f[1] && m.noisy == 0 && m.rounds == 0:
 		cs.Confidence = benchv1.ConfidenceHigh
 	default:
 		cs.Confidence = benchv1.ConfidenceMedium
 	}
-	reps := fmt.Sprintf("%d of %d full-length repetitions passed", m.confirmOK, m.c.reps)
+	reps := fmt.Sprintf("%d of %d full-length trials passed", f[0], f[1])
 	switch {
 	case m.upper == 0:
 		cs.Message = fmt.Sprintf("at least %d/s: it held maxRate (or every step the budget allowed); %s", cs.CapacityRPS, reps)

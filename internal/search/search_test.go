@@ -17,7 +17,7 @@ type target struct {
 	// longCapacity, when set, is what it sustains over a full-length window; longGenLimit
 	// what the load generator holds over one.
 	longCapacity, longGenLimit int32
-	noise        func(rate int32, short bool) bool
+	noise                      func(rate int32, short bool) bool
 }
 
 func (tg target) measure(t benchv1.Trial) *benchv1.Measurement {
@@ -317,5 +317,46 @@ func TestGeneratorFallingBehindIsNotTheTarget(t *testing.T) {
 	spec.SLO.P99 = "50ms"
 	if j := step(1_353_000, 30_000); j.outcome != benchv1.StepFail {
 		t.Fatalf("SLO missed: %+v", j)
+	}
+}
+
+// Near its capacity a target flips between passing and failing full-length windows: a
+// rate's repetitions are judged together with the full-length step taken at it before
+// (here 3 of 5), so the search answers, with less than high confidence.
+func TestFullLengthTrialsAtARateCountTogether(t *testing.T) {
+	full := 0
+	noise := func(rate int32, short bool) bool {
+		if short || rate < 250 {
+			return false
+		}
+		full++
+		return full%2 == 0 // every other full-length window at 250/s or more stalls
+	}
+	spec := searchSpec(100, 1_000_000, "0.05", 16)
+	spec.Load.Repetitions = 4
+	s, _ := drive(t, spec, target{capacity: 300, noise: noise})
+	if s.Phase != benchv1.SearchDone || s.Confidence == benchv1.ConfidenceHigh || s.CapacityRPS < 250 || s.CapacityRPS > 300 ||
+		2*s.PassedRepetitions <= s.Repetitions || s.Repetitions <= 4 {
+		t.Fatalf("%+v", s)
+	}
+}
+
+// A search that runs out of rounds still answers with the highest rate a full-length trial
+// passed below the failures, marked unconfirmed, rather than nothing; with no such rate it
+// fails, saying why.
+func TestGivingUp(t *testing.T) {
+	m := newMachine(configOf(searchSpec(100, 1000, "0.05", 16)))
+	m.upper, m.longPasses, m.onlyGenerator = 300, []int32{250, 300, 268}, false
+	m.giveUp("full-length repetitions overturned the short trials 2 times")
+	cs := benchv1.CapacitySearch{Target: "go"}
+	answer(searchSpec(100, 1000, "0.05", 16), m, &cs)
+	if !m.done || cs.CapacityRPS != 268 || cs.Confidence != benchv1.ConfidenceLow || !strings.Contains(cs.Message, "not confirmed by repetitions") {
+		t.Fatalf("%+v", cs)
+	}
+	m = newMachine(configOf(searchSpec(100, 1000, "0.05", 16)))
+	m.upper, m.longPasses, m.onlyGenerator = 300, []int32{300, 310}, false
+	m.giveUp("overturned twice")
+	if m.done || m.failed != "overturned twice" {
+		t.Fatalf("a pass above the failure is no answer: %+v", m)
 	}
 }
