@@ -69,6 +69,9 @@ for d in "${cri}"/sandboxes/*; do
   [[ -d "${d}" ]] && rm -f /var/lib/cni/results/*-"$(basename "${d}")"-*
 done
 rm -rf "${cri}/sandboxes" "${cri}/containers"
+if [[ "$(readlink /run/containerd/containerd.sock 2>/dev/null)" == "${LAB_CONTAINERD_SOCK}" ]]; then
+  rm -f /run/containerd/containerd.sock
+fi
 # umount (libmount) makes /run/mount: the /run/netns mount goes before the host paths.
 lab_clean_netns_dir
 lab_clean_host_paths

@@ -56,6 +56,15 @@ done
 "${HERE}/containerd-config.sh"
 lab_start containerd containerd --config "${LAB_RUN}/containerd.toml"
 lab_wait "containerd" 60 lab_ctr version
+# The kubelet's cAdvisor finds containers through containerd at the fixed path
+# /run/containerd/containerd.sock (its --containerd flag is not the kubelet's); without it
+# /metrics/cadvisor has pod cgroups only, no container series. No other containerd runs here.
+if [[ -e /run/containerd/containerd.sock && "$(readlink /run/containerd/containerd.sock)" != "${LAB_CONTAINERD_SOCK}" ]]; then
+  lab_log "/run/containerd/containerd.sock belongs to another containerd: cAdvisor will see pods, not containers"
+else
+  mkdir -p /run/containerd
+  ln -sfn "${LAB_CONTAINERD_SOCK}" /run/containerd/containerd.sock
+fi
 "${HERE}/images.sh" base
 
 # --- control plane ----------------------------------------------------------------------

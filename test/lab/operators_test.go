@@ -227,6 +227,9 @@ func (l *lab) testTestRun(t *testing.T) {
 			raw, err := l.client.CoreV1().Services("monitoring").ProxyGet("http", "prometheus-operated", "9090",
 				"/api/v1/query", map[string]string{"query": q}).DoRaw(c)
 			body = string(raw)
+			if err != nil {
+				body = err.Error()
+			}
 			ok := err == nil && strings.Contains(body, `"result":[{`)
 			if what == "k6 native histogram" {
 				ok = ok && strings.Contains(body, `"histogram":`) // native, not classic buckets
