@@ -59,9 +59,6 @@ test: deps lint verify-generated ## Every test tier: unit, envtest, targets, loc
 	# Argo CD's health code pins other Kubernetes libraries: its test is a module of its own.
 	cd test/argocd && go vet ./... && go test -count=1 ./...
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local
-	# The lab tier last, alone: a real single-node Kubernetes with CloudNativePG, k6-operator and
-	# Prometheus, started and stopped by the test (docs/lab.md; about 8 minutes from clean).
-	$(MAKE) --no-print-directory lab-test
 
 demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
 	hack/k6.sh >/dev/null
