@@ -14,8 +14,9 @@ type Baseline struct {
 	// wire's when both runs captured it, else k6's), or cpuPerRequest, the target's CPU time
 	// per request served (its mean CPU over the achieved rate). p50 is the steadiest
 	// latency; a tail percentile judges what an SLO reads, with more noise. cpuPerRequest
-	// does not move when other work shares the machine (latency does): it finds a code
-	// change that costs CPU on a busy machine, and says nothing of waiting.
+	// counts no waiting (a request queued behind other work on the machine costs no more
+	// CPU), so it isolates a change in the work a request does; a busy machine still
+	// raises it somewhat (shared caches and cores).
 	// +optional
 	// +kubebuilder:default=p50
 	// +kubebuilder:validation:Enum=p50;p90;p95;p99;p999;cpuPerRequest
