@@ -77,22 +77,6 @@ func wireStats(ms []benchv1.Measurement) *benchv1.LatencyStats {
 	}
 }
 
-// generatorStats is k6's own latency over measurements (the floor of calibration trials).
-func generatorStats(ms []benchv1.Measurement) *benchv1.LatencyStats {
-	if len(ms) == 0 {
-		return nil
-	}
-	return &benchv1.LatencyStats{
-		Requests:   over(ms, func(m benchv1.Measurement) int64 { return m.Requests }),
-		P50Micros:  over(ms, func(m benchv1.Measurement) int64 { return m.P50Micros }),
-		P90Micros:  over(ms, func(m benchv1.Measurement) int64 { return m.P90Micros }),
-		P95Micros:  over(ms, func(m benchv1.Measurement) int64 { return m.P95Micros }),
-		P99Micros:  over(ms, func(m benchv1.Measurement) int64 { return m.P99Micros }),
-		P999Micros: over(ms, func(m benchv1.Measurement) int64 { return m.P999Micros }),
-		MaxMicros:  over(ms, func(m benchv1.Measurement) int64 { return m.MaxMicros }),
-	}
-}
-
 type floorKey struct {
 	scenario string
 	point    int32
@@ -110,8 +94,11 @@ func floors(trials []benchv1.Trial) map[floorKey]*benchv1.GeneratorFloor {
 	}
 	out := map[floorKey]*benchv1.GeneratorFloor{}
 	for k, ms := range byKey {
-		g := generatorStats(ms)
-		out[k] = &benchv1.GeneratorFloor{P50Micros: g.P50Micros.Median, P99Micros: g.P99Micros.Median, P999Micros: g.P999Micros.Median}
+		out[k] = &benchv1.GeneratorFloor{
+			P50Micros:  over(ms, func(m benchv1.Measurement) int64 { return m.P50Micros }).Median,
+			P99Micros:  over(ms, func(m benchv1.Measurement) int64 { return m.P99Micros }).Median,
+			P999Micros: over(ms, func(m benchv1.Measurement) int64 { return m.P999Micros }).Median,
+		}
 	}
 	return out
 }

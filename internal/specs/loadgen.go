@@ -112,15 +112,10 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 				FieldRef: &corev1.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.name"},
 			}},
 		},
-		NodeSelector: pool.NodeSelector,
-		Tolerations:  tolerations(pool.Tolerations),
-		Resources:    resources,
-		SecurityContext: &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr.To(true),
-			RunAsUser:      ptr.To(k6UID),
-			RunAsGroup:     ptr.To(k6UID),
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
+		NodeSelector:    pool.NodeSelector,
+		Tolerations:     tolerations(pool.Tolerations),
+		Resources:       resources,
+		SecurityContext: restrictedPod(k6UID),
 		ContainerSecurityContext: &corev1.SecurityContext{
 			AllowPrivilegeEscalation: ptr.To(false),
 			Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
@@ -140,13 +135,8 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 		AutomountServiceAccountToken: "false",
 		NodeSelector:                 pod.NodeSelector,
 		Tolerations:                  pod.Tolerations,
-		SecurityContext: &corev1.PodSecurityContext{
-			RunAsNonRoot:   ptr.To(true),
-			RunAsUser:      ptr.To(starterUID),
-			RunAsGroup:     ptr.To(starterUID),
-			SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-		},
-		ContainerSecurityContext: pod.ContainerSecurityContext,
+		SecurityContext:              restrictedPod(starterUID),
+		ContainerSecurityContext:     pod.ContainerSecurityContext,
 	}
 	if cfg.K6StarterImage != "" {
 		// k6-operator's default starter is a :latest tag, pulled Always; a configured one

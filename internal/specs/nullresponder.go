@@ -61,12 +61,7 @@ func NullResponderDeployment(run *benchv1.BenchmarkRun, pool string, cfg Config)
 					TerminationGracePeriodSeconds: ptr.To[int64](5),
 					NodeSelector:                  np.NodeSelector,
 					Tolerations:                   tolerations(np.Tolerations),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(targetUID),
-						RunAsGroup:     ptr.To(targetUID),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:               restrictedPod(targetUID),
 					Containers: []corev1.Container{{
 						Name:            "null-responder",
 						Image:           cfg.NullResponderImage,

@@ -108,12 +108,7 @@ func TargetDeployment(run *benchv1.BenchmarkRun, t benchv1.Target, cfg Config) *
 					TerminationGracePeriodSeconds: ptr.To[int64](15),
 					NodeSelector:                  pool.NodeSelector,
 					Tolerations:                   tolerations(pool.Tolerations),
-					SecurityContext: &corev1.PodSecurityContext{
-						RunAsNonRoot:   ptr.To(true),
-						RunAsUser:      ptr.To(targetUID),
-						RunAsGroup:     ptr.To(targetUID),
-						SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
-					},
+					SecurityContext:               restrictedPod(targetUID),
 					Containers: []corev1.Container{{
 						Name:            "target",
 						Image:           image,
@@ -285,4 +280,15 @@ func tolerations(in []benchv1.Toleration) []corev1.Toleration {
 func withLabels(meta metav1.ObjectMeta, l map[string]string) metav1.ObjectMeta {
 	meta.Labels = l
 	return meta
+}
+
+// restrictedPod is the pod security context of every pod the operator creates: the
+// restricted Pod Security Standard's, as uid (and gid) uid.
+func restrictedPod(uid int64) *corev1.PodSecurityContext {
+	return &corev1.PodSecurityContext{
+		RunAsNonRoot:   ptr.To(true),
+		RunAsUser:      ptr.To(uid),
+		RunAsGroup:     ptr.To(uid),
+		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+	}
 }
