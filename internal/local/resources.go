@@ -1,0 +1,61 @@
+package local
+
+import (
+	"fmt"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// ResourcesAnnotation records the caps gauntlet fit put on a spec's containers, beside
+// ScaleAnnotation and OverridesAnnotation: a row measured under them is a small cluster's.
+const ResourcesAnnotation = "gauntlet.dev/resources"
+
+// CapResources lowers each target's and each load generator runner's CPU and memory to at
+// most cpu and memory (nil leaves that resource alone), so a seed sized for large nodes
+// schedules on a small cluster. An unset value counts as the schema's default (1 CPU, 1Gi),
+// which could not schedule there either. It returns the annotation value, "" when nothing
+// was lowered.
+func CapResources(spec *benchv1.BenchmarkRunSpec, cpu, memory *resource.Quantity) (string, error) {
+	for flag, q := range map[string]*resource.Quantity{"--cpu": cpu, "--memory": memory} {
+		if q != nil && q.Sign() <= 0 {
+			return "", fmt.Errorf("%s: %s must be positive", flag, q)
+		}
+	}
+	lowered := map[string]bool{}
+	capOne := func(r *benchv1.Resources) {
+		lowered["cpu"] = capQuantity(&r.CPU, cpu, "1") || lowered["cpu"]
+		lowered["memory"] = capQuantity(&r.Memory, memory, "1Gi") || lowered["memory"]
+	}
+	for i := range spec.Targets {
+		capOne(&spec.Targets[i].Resources)
+	}
+	capOne(&spec.LoadGenerator.Resources)
+	var done []string
+	if lowered["cpu"] {
+		done = append(done, "cpu<="+cpu.String())
+	}
+	if lowered["memory"] {
+		done = append(done, "memory<="+memory.String())
+	}
+	return strings.Join(done, ","), nil
+}
+
+// capQuantity sets *q to limit when *q (or def, when unset) is above it; reports whether it did.
+func capQuantity(q **resource.Quantity, limit *resource.Quantity, def string) bool {
+	if limit == nil {
+		return false
+	}
+	cur := resource.MustParse(def)
+	if *q != nil {
+		cur = **q
+	}
+	if cur.Cmp(*limit) <= 0 {
+		return false
+	}
+	l := limit.DeepCopy()
+	*q = &l
+	return true
+}
