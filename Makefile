@@ -4,6 +4,9 @@
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO_TEST_TIMEOUT ?= 40m
+# One set of Go build flags for the tests, the lab's binaries and its images (static, as the
+# images ship them): what the tests compiled, the lab's builds take from the build cache.
+export CGO_ENABLED := 0
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
@@ -59,6 +62,9 @@ test: deps lint verify-generated ## Every test tier: unit, envtest, targets, loc
 	# Argo CD's health code pins other Kubernetes libraries: its test is a module of its own.
 	cd test/argocd && go vet ./... && go test -count=1 ./...
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local
+	# The lab tier last, alone: a real single-node Kubernetes with CloudNativePG, k6-operator and
+	# Prometheus, started and stopped by the test (docs/lab.md).
+	$(MAKE) --no-print-directory lab-test
 
 demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
 	hack/k6.sh >/dev/null

@@ -9,17 +9,21 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${ROOT}/bin/k8s/${KUBE_VERSION}"
 WORK="${ROOT}/.cache/envtest-build"
+# Static, like the lab's other Kubernetes binaries: the same flags let hack/lab/k8s.sh reuse
+# every package compiled here.
+export CGO_ENABLED=0
 
 if [[ -x "${OUT}/kube-apiserver" && -x "${OUT}/etcd" ]]; then
   echo "${OUT}"
   exit 0
 fi
-mkdir -p "${OUT}" "${WORK}/apiserver" "${WORK}/etcd"
+mkdir -p "${OUT}" "${WORK}/etcd"
 
 # kube-apiserver: from the scratch module hack/k8s-module.sh prepares (the lab builds its
-# other Kubernetes binaries the same way, at the same version).
-ldflags="$("${ROOT}/hack/k8s-module.sh" "${WORK}/apiserver" "${KUBE_VERSION}" k8s.io/kubernetes/cmd/kube-apiserver)"
-cd "${WORK}/apiserver"
+# other Kubernetes binaries in the same module).
+module="$("${ROOT}/hack/k8s-module.sh" "${KUBE_VERSION}")"
+dir="$(sed -n 1p <<<"${module}")" ldflags="$(sed -n 2p <<<"${module}")"
+cd "${dir}"
 GOFLAGS=-mod=mod go build -ldflags "${ldflags}" -o "${OUT}/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver >&2
 mv "${OUT}/kube-apiserver.tmp" "${OUT}/kube-apiserver"
 

@@ -5,6 +5,7 @@
 #   core:      kube-apiserver and etcd (envtest's), kubelet, kube-controller-manager,
 #              kube-scheduler, kube-proxy, kubectl, CoreDNS: what make lab-up needs
 #   operators: CloudNativePG, k6-operator, prometheus-operator and its config reloader
+#              (hack/lab/ops.sh builds them with CoreDNS)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 source "${HERE}/versions.sh"
@@ -12,14 +13,6 @@ what="${1:-all}"
 if [[ "${what}" == core || "${what}" == all ]]; then
   "${HERE}/../envtest-binaries.sh" >/dev/null
   "${HERE}/k8s.sh" >/dev/null
-  "${HERE}/gobuild.sh" coredns github.com/coredns/coredns "${COREDNS_VERSION}" github.com/coredns/coredns >/dev/null
 fi
-if [[ "${what}" == operators || "${what}" == all ]]; then
-  "${HERE}/gobuild.sh" cnpg-manager github.com/cloudnative-pg/cloudnative-pg "${CNPG_VERSION}" \
-    github.com/cloudnative-pg/cloudnative-pg/cmd/manager >/dev/null
-  "${HERE}/gobuild.sh" k6-operator github.com/grafana/k6-operator "${K6_OPERATOR_VERSION}" github.com/grafana/k6-operator >/dev/null
-  "${HERE}/gobuild.sh" prometheus-operator github.com/prometheus-operator/prometheus-operator \
-    "${PROMETHEUS_OPERATOR_VERSION}" github.com/prometheus-operator/prometheus-operator/cmd/operator >/dev/null
-  "${HERE}/gobuild.sh" prometheus-config-reloader github.com/prometheus-operator/prometheus-operator \
-    "${PROMETHEUS_OPERATOR_VERSION}" github.com/prometheus-operator/prometheus-operator/cmd/prometheus-config-reloader >/dev/null
-fi
+# CoreDNS (core) and the operators come from one go build: asking for either builds both.
+"${HERE}/ops.sh" >/dev/null

@@ -17,7 +17,7 @@ target_image() { awk '$1 == "image:" {print $2}' "targets/$1/target.yaml"; }
 img_pause() {
   local d="${IMAGES_WORK}/pause"
   rootfs_new "${d}"
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${d}/pause" ./hack/lab/pause
+  CGO_ENABLED=0 go build -ldflags "-s -w" -o "${d}/pause" ./hack/lab/pause
   image_commit gauntlet.local/pause:lab "${d}" 65535:65535 / /pause ""
 }
 
@@ -33,7 +33,7 @@ img_busybox() {
 img_coredns() {
   local d="${IMAGES_WORK}/coredns"
   rootfs_new "${d}"
-  cp "$("${HERE}/gobuild.sh" coredns github.com/coredns/coredns "${COREDNS_VERSION}" github.com/coredns/coredns)" "${d}/coredns"
+  cp "$("${HERE}/ops.sh")/coredns" "${d}/coredns"
   image_commit "gauntlet.local/coredns:${COREDNS_VERSION}" "${d}" 65532:65532 / /coredns ""
 }
 
@@ -117,8 +117,9 @@ img_python-fastapi() { img_python python-fastapi; }
 img_gauntlet() {
   local d="${IMAGES_WORK}/gauntlet" t ref
   rootfs_new "${d}"
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${d}/manager" ./cmd/manager
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${d}/gauntlet" ./cmd/gauntlet
+  # Static, with the flags make test compiles with (no -trimpath; CGO_ENABLED=0 from the
+  # Makefile): the packages come from the tests' build cache instead of compiling again.
+  CGO_ENABLED=0 go build -ldflags "-s -w" -o "${d}/" ./cmd/manager ./cmd/gauntlet
   for t in targets/*/; do
     if [[ -f "${t}/target.yaml" ]]; then mkdir -p "${d}/${t}" && cp "${t}/target.yaml" "${t}/Dockerfile" "${d}/${t}"; fi
   done
@@ -149,12 +150,12 @@ img_k6-starter() {
 }
 
 # --- the other operators, from their own modules, and what their pods run ------------------
-# static_image REF BINARY PATH USER ENTRYPOINT: a binary built by hack/lab/binaries.sh alone.
+# static_image REF BINARY PATH USER ENTRYPOINT: a binary built by hack/lab/ops.sh alone.
 static_image() {
   local ref="$1" bin="$2" path="$3" user="$4" ep="$5" d="${IMAGES_WORK}/${1##*/}"
   rootfs_new "${d}"
   mkdir -p "${d}$(dirname "${path}")"
-  cp "${LAB_BIN}/${bin}" "${d}${path}"
+  cp "$("${HERE}/ops.sh")/${bin}" "${d}${path}"
   image_commit "${ref}" "${d}" "${user}" / "${ep}" ""
 }
 # As CloudNativePG's Dockerfile lays it out: the manager per architecture under /operator
@@ -165,18 +166,18 @@ img_cnpg() {
   arch="$(go env GOARCH)"
   rootfs_new "${d}"
   mkdir -p "${d}/operator"
-  cp "${LAB_BIN}/cnpg-manager-${CNPG_VERSION}" "${d}/operator/manager_${arch}"
+  cp "$("${HERE}/ops.sh")/cnpg-manager" "${d}/operator/manager_${arch}"
   ln -s "operator/manager_${arch}" "${d}/manager"
   image_commit "gauntlet.local/cloudnative-pg:${CNPG_VERSION}" "${d}" 65532:65532 / /manager ""
 }
 img_k6-operator() {
-  static_image "gauntlet.local/k6-operator:${K6_OPERATOR_VERSION}" "k6-operator-${K6_OPERATOR_VERSION}" /manager 65532:65532 /manager
+  static_image "gauntlet.local/k6-operator:${K6_OPERATOR_VERSION}" k6-operator /manager 65532:65532 /manager
 }
 img_prometheus-operator() {
   static_image "gauntlet.local/prometheus-operator:${PROMETHEUS_OPERATOR_VERSION}" \
-    "prometheus-operator-${PROMETHEUS_OPERATOR_VERSION}" /bin/operator 65534:65534 /bin/operator
+    prometheus-operator /bin/operator 65534:65534 /bin/operator
   static_image "gauntlet.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION}" \
-    "prometheus-config-reloader-${PROMETHEUS_OPERATOR_VERSION}" /bin/prometheus-config-reloader 65534:65534 /bin/prometheus-config-reloader
+    prometheus-config-reloader /bin/prometheus-config-reloader 65534:65534 /bin/prometheus-config-reloader
 }
 
 # Debian's Prometheus 2.42 (remote-write receiver and native histograms behind flags).

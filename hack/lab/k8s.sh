@@ -13,11 +13,10 @@ missing=()
 for c in "${CMDS[@]}"; do [[ -x "${OUT}/${c}" ]] || missing+=("${c}"); done
 if [[ ${#missing[@]} -gt 0 ]]; then
   mkdir -p "${OUT}"
-  pkgs=()
-  for c in "${CMDS[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/${c}"); done
-  work="${ROOT}/.cache/lab/build/k8s"
-  ldflags="$("${ROOT}/hack/k8s-module.sh" "${work}" "${KUBE_VERSION}" "${pkgs[@]}")"
-  # One go build for all of them: they share most packages, which compile once, in parallel.
+  module="$("${ROOT}/hack/k8s-module.sh" "${KUBE_VERSION}")"
+  work="$(sed -n 1p <<<"${module}")" ldflags="$(sed -n 2p <<<"${module}")"
+  # One go build for all of them: they share most packages, which compile once, in parallel
+  # (and with kube-apiserver's, built in the same module with the same flags for envtest).
   start=$(date +%s)
   tmp="${OUT}/.build"
   mkdir -p "${tmp}"

@@ -1,6 +1,9 @@
-# Versions of what the lab builds (sourced by hack/lab/*.sh).
+# Versions of what the lab builds (sourced by hack/lab/*.sh). The operators' and CoreDNS's
+# come from hack/lab/ops/go.mod, the one place they are pinned.
 KUBE_VERSION="${KUBE_VERSION:-v1.37.2}"
-COREDNS_VERSION="${COREDNS_VERSION:-v1.12.1}"
-CNPG_VERSION="${CNPG_VERSION:-v1.28.0}"
-K6_OPERATOR_VERSION="${K6_OPERATOR_VERSION:-v0.0.19}"
-PROMETHEUS_OPERATOR_VERSION="${PROMETHEUS_OPERATOR_VERSION:-v0.85.0}"
+_ops_mod="$(dirname "${BASH_SOURCE[0]}")/ops/go.mod"
+_ops_version() { awk -v m="$1" '$1 == m {print $2}' "${_ops_mod}"; }
+COREDNS_VERSION="$(_ops_version github.com/coredns/coredns)"
+CNPG_VERSION="$(_ops_version github.com/cloudnative-pg/cloudnative-pg)"
+K6_OPERATOR_VERSION="$(_ops_version github.com/grafana/k6-operator)"
+PROMETHEUS_OPERATOR_VERSION="$(_ops_version github.com/prometheus-operator/prometheus-operator)"

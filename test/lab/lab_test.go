@@ -17,6 +17,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
+// kubeVersion is the Kubernetes the lab builds (hack/lab/versions.sh).
+const kubeVersion = "v1.37.2"
+
 // lab is what the subtests share: clients of the running lab and the repository root.
 type lab struct {
 	root   string

@@ -35,7 +35,7 @@ func (l *lab) testNode(t *testing.T) {
 			t.Errorf("node label %s = %q, want %q", k, n.Labels[k], v)
 		}
 	}
-	if n.Status.NodeInfo.KubeletVersion != "v1.37.2" {
-		t.Errorf("kubelet version %q, want v1.37.2", n.Status.NodeInfo.KubeletVersion)
+	if n.Status.NodeInfo.KubeletVersion != kubeVersion {
+		t.Errorf("kubelet version %q, want %s", n.Status.NodeInfo.KubeletVersion, kubeVersion)
 	}
 }

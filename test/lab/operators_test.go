@@ -41,6 +41,12 @@ func (l *lab) fullTier(t *testing.T) {
 	}
 	t.Run("CloudNativePG cluster and pooler answer psql", l.testDatabase)
 	t.Run("k6-operator TestRun measured by Prometheus", l.testTestRun)
+	if !t.Run("helm install of the chart", l.testHelmInstall) {
+		return
+	}
+	for _, sc := range seedCases {
+		t.Run("seed through the operators: "+sc.name, func(t *testing.T) { l.testSeed(t, sc) })
+	}
 }
 
 func toUnstructured(t *testing.T, obj any) *unstructured.Unstructured {

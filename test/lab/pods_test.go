@@ -22,16 +22,20 @@ const busyboxImage = "gauntlet.local/busybox:lab"
 // restrictedNamespace creates a namespace enforcing the restricted Pod Security Standard,
 // deleted when the test ends.
 func (l *lab) restrictedNamespace(t *testing.T, name string) string {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
-		"pod-security.kubernetes.io/enforce": "restricted",
-	}}}
-	if _, err := l.client.CoreV1().Namespaces().Create(ctx(t, time.Minute), ns, metav1.CreateOptions{}); err != nil {
+	if _, err := l.client.CoreV1().Namespaces().Create(ctx(t, time.Minute), restrictedNS(name), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		_ = l.client.CoreV1().Namespaces().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
 	return name
+}
+
+// restrictedNS is a namespace that enforces the restricted Pod Security Standard.
+func restrictedNS(name string) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{
+		"pod-security.kubernetes.io/enforce": "restricted",
+	}}}
 }
 
 // restricted is the security context the restricted standard asks of every container.

@@ -1,0 +1,171 @@
+//go:build lab && labfull
+
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+var runGVR = schema.GroupVersionResource{Group: "gauntlet.dev", Version: "v1alpha1", Resource: "benchmarkruns"}
+
+// installNamespace is where the chart goes, under the restricted Pod Security Standard.
+const installNamespace = "gauntlet-system"
+
+// command runs name with args from the repository root and fails the test with its output.
+func (l *lab) command(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = l.root
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(l.root, ".cache/lab/admin.kubeconfig"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail(string(out), 60))
+	}
+	return string(out)
+}
+
+// testHelmInstall: the chart from charts/gauntlet installed with helm, as a user installs
+// it, with only the images this lab cannot pull replaced; the manager becomes Ready in a
+// namespace that enforces the restricted standard.
+func (l *lab) testHelmInstall(t *testing.T) {
+	if _, err := l.client.CoreV1().Namespaces().Create(ctx(t, time.Minute), restrictedNS(installNamespace), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	helm := strings.TrimSpace(l.command(t, "hack/tools.sh", "helm"))
+	start := time.Now()
+	l.command(t, helm, "upgrade", "--install", "gauntlet", "charts/gauntlet", "--namespace", installNamespace,
+		// k6-operator's starter and CloudNativePG's PostgreSQL default to registries out of reach.
+		"--set", "k6.starterImage=gauntlet.local/k6-starter:lab",
+		"--set", "postgres.image=gauntlet.local/postgresql:15",
+		"--wait", "--timeout", "5m")
+	t.Logf("helm install: manager Ready in %s", time.Since(start).Round(time.Second))
+	deps, err := l.client.AppsV1().Deployments(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{})
+	if err != nil || len(deps.Items) != 1 || !available(&deps.Items[0]) {
+		t.Fatalf("after helm install: deployments %v (%v), want the manager available", deps, err)
+	}
+}
+
+func available(d *appsv1.Deployment) bool {
+	for _, c := range d.Status.Conditions {
+		if c.Type == appsv1.DeploymentAvailable {
+			return c.Status == "True"
+		}
+	}
+	return false
+}
+
+// seedCase is one sample document run through the installed operator, fitted to this node
+// by gauntlet fit (recorded in the run's annotations as the local mode records --scale).
+type seedCase struct {
+	file, name string
+	fit        []string
+	errors     []string // targets whose rows must show errors; every other row none
+}
+
+// testSeed applies the fitted document, waits for Succeeded, and checks every row: measured,
+// percentiles ordered, CPU and memory read from cAdvisor, errors only where the seed has them;
+// kubectl get br shows the run's columns.
+func (l *lab) testSeed(t *testing.T, sc seedCase) {
+	ns := l.restrictedNamespace(t, "seed-"+strings.TrimPrefix(sc.name, "seed-"))
+	args := append([]string{"run", "./cmd/gauntlet", "fit", "-f", sc.file, "--name", sc.name}, sc.fit...)
+	fitted := l.command(t, "go", args...)
+	var u unstructured.Unstructured
+	if err := yaml.Unmarshal([]byte(fitted), &u.Object); err != nil {
+		t.Fatalf("gauntlet fit printed: %v\n%s", err, fitted)
+	}
+	u.SetNamespace(ns)
+	start := time.Now()
+	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(ctx(t, time.Minute), &u, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create BenchmarkRun: %v", err)
+	}
+	var run benchv1.BenchmarkRun
+	err := wait.PollUntilContextTimeout(ctx(t, 30*time.Minute), 5*time.Second, 25*time.Minute, true, func(c context.Context) (bool, error) {
+		got, err := l.dyn.Resource(runGVR).Namespace(ns).Get(c, sc.name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(got.Object, &run); err != nil {
+			return false, err
+		}
+		return run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed, nil
+	})
+	t.Logf("%s: %s in %s (trials %s) %s", sc.name, run.Status.Phase, time.Since(start).Round(time.Second), run.Status.Progress, run.Status.Headline)
+	if err != nil || run.Status.Phase != benchv1.PhaseSucceeded {
+		t.Fatalf("phase %q (%v), want Succeeded; conditions:\n%s\nevents:\n%s", run.Status.Phase, err,
+			conditions(run.Status.Conditions), l.command(t, l.kubectl(), "-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
+	}
+	checkRows(t, &run, sc.errors)
+	table := l.command(t, l.kubectl(), "-n", ns, "get", "br")
+	t.Logf("kubectl get br:\n%s", table)
+	for _, col := range []string{"PHASE", "PROGRESS", "TARGETS", "RESULT", sc.name} {
+		if !strings.Contains(table, col) {
+			t.Errorf("kubectl get br shows no %s:\n%s", col, table)
+		}
+	}
+}
+
+func (l *lab) kubectl() string { return filepath.Join(l.root, "bin/lab/k8s", kubeVersion, "kubectl") }
+
+func conditions(cs []metav1.Condition) string {
+	var b strings.Builder
+	for _, c := range cs {
+		fmt.Fprintf(&b, "  %s=%s %s: %s\n", c.Type, c.Status, c.Reason, c.Message)
+	}
+	return b.String()
+}
+
+// checkRows: every planned row measured in the cluster as it is locally.
+func checkRows(t *testing.T, run *benchv1.BenchmarkRun, errTargets []string) {
+	t.Helper()
+	if len(run.Status.Results) == 0 {
+		t.Fatal("no result rows")
+	}
+	for _, r := range run.Status.Results {
+		row := fmt.Sprintf("%s/%s@%d", r.Target, r.Scenario, r.LoadPoint)
+		t.Logf("%s: %d reps, %d mRPS, p50 %dµs p99 %dµs (%s), errors %dppm, cpu %v, memory %v, flags %v",
+			row, r.Repetitions, r.AchievedMilliRPS.Median, r.P50Micros.Median, r.P99Micros.Median, r.LatencySource,
+			r.ErrorRatePPM.Median, r.CPUMillicores, r.MemoryBytes, r.Flags)
+		if r.Repetitions == 0 {
+			t.Errorf("%s: not measured: %s", row, r.Message)
+			continue
+		}
+		ordered := []int64{r.P50Micros.Median, r.P90Micros.Median, r.P99Micros.Median, r.P999Micros.Median, r.MaxMicros.Median}
+		if !slices.IsSorted(ordered) || ordered[0] <= 0 {
+			t.Errorf("%s: percentiles p50..max %v not ordered and positive", row, ordered)
+		}
+		if r.CPUMillicores == nil || r.CPUMillicores.Median <= 0 || r.MemoryBytes == nil || r.MemoryBytes.Median <= 0 {
+			t.Errorf("%s: cpu %v, memory %v: want both from cAdvisor", row, r.CPUMillicores, r.MemoryBytes)
+		}
+		if want, got := slices.Contains(errTargets, r.Target), r.ErrorRatePPM.Median > 0; got != want {
+			t.Errorf("%s: error rate %d ppm; the seed has errors only on %v", row, r.ErrorRatePPM.Median, errTargets)
+		}
+	}
+}
+
+// seedCases are the seeds run through the installed operator, each fitted to the node's two
+// cores (what the operators, Prometheus and the control plane leave of them).
+var seedCases = []seedCase{{
+	// Seed 001's finding on a real PgBouncer that a real CloudNativePG deploys: pgx's and
+	// asyncpg's prepared statements fail behind transaction pooling, libpq's and pg's do not.
+	file: "config/samples/seed-001-rest-api.yaml", name: "seed-001-pgbouncer-transaction",
+	fit:    []string{"--scale", "0.1", "--warmup", "2s", "--duration", "5s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi"},
+	errors: []string{"go", "python"},
+}}
