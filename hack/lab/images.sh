@@ -67,36 +67,68 @@ img_nginx() {
   image_commit "$(target_image nginx)" "${d}" 10001:10001 /app "" "./start.sh" PORT=8080
 }
 
-img_node() {
-  local preset="$1" user="$2" d="${IMAGES_WORK}/$1"
-  hack/targets/node.sh "targets/${preset}" >/dev/null
-  rootfs_new "${d}"
-  rootfs_elf "${d}" "$(readlink -f "$(command -v node)")"
-  mkdir -p "${d}/usr/local/bin" "${d}/app/_lib" "${d}/app/${preset}"
-  ln -sf "$(readlink -f "$(command -v node)")" "${d}/usr/local/bin/node"
-  cp -a targets/_lib/node "${d}/app/_lib/node"
-  (cd "targets/${preset}" && tar --exclude=./.build/.lock -cf - package.json ./*.js node_modules $( [[ -d .build ]] && echo .build )) \
-    | tar -C "${d}/app/${preset}" -xf -
-  image_commit "$(target_image "${preset}")" "${d}" "${user}" "/app/${preset}" "" "node main.js" NODE_ENV=production
+# The Dockerfile's last stage (the image) and its settings, so that an image runs what the
+# Dockerfile runs without a copy of it here.
+dockerfile_final() { awk '$1 == "FROM" {n = 0} {s[n++] = $0} END {for (i = 0; i < n; i++) print s[i]}' "targets/$1/Dockerfile"; }
+target_user() { dockerfile_final "$1" | awk '$1 == "USER" {u = $2} END {print u}'; }
+target_env() { dockerfile_final "$1" | awk '$1 == "ENV" {for (i = 2; i <= NF; i++) print $i}'; }
+# target_cmd PRESET: local.start of target.yaml as words; it must be the Dockerfile's CMD
+# (both are JSON arrays), or the lab would test another program than the image runs.
+target_cmd() {
+  local start cmd
+  start="$(sed -n 's/^  start: *//p' "targets/$1/target.yaml" | jq -c .)"
+  cmd="$(dockerfile_final "$1" | sed -n 's/^CMD *//p' | tail -1 | jq -c .)"
+  [[ -n "${start}" && "${start}" == "${cmd}" ]] || { lab_log "$1: local.start ${start} is not the Dockerfile's CMD ${cmd}"; return 1; }
+  jq -r 'join(" ")' <<<"${start}"
 }
-img_node-fastify() { img_node node-fastify 1000:1000; }
+# target_install PRESET: the script of local.install (hack/targets/*.sh) that builds it here.
+target_install() { "$(awk '$1 == "install:" {print $2}' "targets/$1/target.yaml")" "targets/$1" >&2; }
 
+# target_commit PRESET DIR: commits DIR as the preset's image, configured from its Dockerfile.
+target_commit() {
+  local cmd env
+  cmd="$(target_cmd "$1")"
+  mapfile -t env < <(target_env "$1")
+  image_commit "$(target_image "$1")" "$2" "$(target_user "$1")" "/app/$1" "" "${cmd}" "${env[@]}"
+}
+
+img_node() {
+  local preset="$1" d="${IMAGES_WORK}/$1" node
+  target_install "${preset}"
+  node="$(readlink -f "$(command -v node)")"
+  rootfs_new "${d}"
+  rootfs_elf "${d}" "${node}"
+  mkdir -p "${d}/usr/local/bin" "${d}/app/_lib" "${d}/app/${preset}"
+  ln -sf "${node}" "${d}/usr/local/bin/node"
+  cp -a targets/_lib/node "${d}/app/_lib/node"
+  # As the Dockerfile copies: package.json, the sources (NestJS: the compiled .build/dist)
+  # and node_modules, without the install's stamps.
+  (cd "targets/${preset}" && tar -cf - package.json package-lock.json node_modules $(compgen -G './*.js') \
+     $( [[ -d .build/dist ]] && echo .build/dist )) | tar -C "${d}/app/${preset}" -xf -
+  # The image's node_modules has no devDependencies (npm ci --omit=dev): NestJS's build tools stay out.
+  (cd "${d}/app/${preset}" && npm prune --omit=dev --offline --no-audit --no-fund --loglevel=error >&2)
+  rm "${d}/app/${preset}/package-lock.json"
+  target_commit "${preset}" "${d}"
+}
+
+# img_python PRESET: CPython or PyPy, whichever interpreter local.install built the venv with.
 img_python() {
-  local preset="$1" d="${IMAGES_WORK}/$1" py base stdlib so
-  hack/targets/python.sh "targets/${preset}"
+  local preset="$1" d="${IMAGES_WORK}/$1" py base stdlib so f
+  target_install "${preset}"
   rootfs_new "${d}"
   py="$(readlink -f "targets/${preset}/.venv/bin/python")"
   base="$("${py}" -c 'import sys; print(sys.base_prefix)')"
   rootfs_elf "${d}" "${py}"
   # The interpreter's standard library, as the python image ships it (without the base
-  # interpreter's own site-packages: the venv brings the target's), and its C extensions.
+  # interpreter's own site-packages: the venv brings the target's), and its C extensions
+  # (CPython's lib-dynload, PyPy's cffi modules).
   stdlib="$("${py}" -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')"
   mkdir -p "${d}${stdlib}"
   tar -C "${stdlib}" --exclude=./site-packages --exclude=./test --exclude='./config-*' \
     --exclude=./idlelib --exclude=./tkinter --exclude=./turtledemo --exclude=./ensurepip -cf - . \
     | tar -C "${d}${stdlib}" -xf -
   mkdir -p "${d}${stdlib}/site-packages"
-  for so in "${d}${stdlib}"/lib-dynload/*.so; do rootfs_libs "${d}" "${so#"${d}"}"; done
+  while IFS= read -r so; do rootfs_libs "${d}" "${so#"${d}"}"; done < <(find "${d}${stdlib}" -name '*.so' -type f)
   mkdir -p "${d}/app/_lib/python" "${d}/app/${preset}"
   cp -a targets/_lib/python/gauntlet_kit "${d}/app/_lib/python/"
   cp -a "targets/${preset}/.venv" "${d}/app/${preset}/.venv"
@@ -105,12 +137,39 @@ img_python() {
     < <(find "targets/${preset}/.venv" -name '*.so*' -type f)
   # The venv points at the interpreter by its path here, which the image keeps.
   sed -i "s|^home = .*|home = ${base}/bin|" "${d}/app/${preset}/.venv/pyvenv.cfg"
-  ln -sfn "${py}" "${d}/app/${preset}/.venv/bin/python"
+  for f in "${d}/app/${preset}/.venv/bin"/*; do
+    if [[ -L "${f}" && "$(readlink -f "${f}")" == "${py}" ]]; then ln -sfn "${py}" "${f}"; fi
+  done
+  # Scripts (gunicorn) name the venv's interpreter by its path here; the image's is /app/PRESET.
+  grep -lZs "^#!.*/targets/${preset}/\.venv/bin/" "${d}/app/${preset}/.venv/bin"/* \
+    | xargs -0 -r sed -i "1s|^#!.*/targets/${preset}/\.venv/bin/|#!/app/${preset}/.venv/bin/|"
   cp "targets/${preset}"/*.py "${d}/app/${preset}/"
+  # The CA bundle where the Dockerfile installs ca-certificates (PyPy's ssl needs one to load).
+  if dockerfile_final "${preset}" | grep -q ca-certificates; then rootfs_copy "${d}" /etc/ssl/certs/ca-certificates.crt; fi
   "${py}" -m compileall -q "${d}/app/${preset}" "${d}/app/_lib/python" >/dev/null
-  image_commit "$(target_image "${preset}")" "${d}" 65532:65532 "/app/${preset}" "" ".venv/bin/python server.py" PYTHONUNBUFFERED=1
+  target_commit "${preset}" "${d}"
 }
+
+img_node-connect() { img_node node-connect; }
+img_node-express() { img_node node-express; }
+img_node-fastify() { img_node node-fastify; }
+img_node-nestjs() { img_node node-nestjs; }
 img_python-fastapi() { img_python python-fastapi; }
+img_python-flask() { img_python python-flask; }
+img_python-flask-eventlet() { img_python python-flask-eventlet; }
+img_python-starlette() { img_python python-starlette; }
+img_pypy-flask() { img_python pypy-flask; }
+img_pypy-tornado() { img_python pypy-tornado; }
+
+# Every preset (each folder of targets/ with a target.yaml): one without a recipe fails here.
+img_targets() {
+  local t s
+  for t in targets/*/target.yaml; do
+    t="${t#targets/}" && t="${t%/target.yaml}" && s="${SECONDS}"
+    "img_${t}"
+    lab_log "image of ${t}: $((SECONDS - s)) s"
+  done
+}
 
 # The operator image (Dockerfile at the repository root): manager and gauntlet, static,
 # with each preset's target.yaml and Dockerfile under /targets for --targets-dir.
@@ -224,7 +283,7 @@ for group in "$@"; do
     base) img_pause; img_busybox ;;
     cluster) img_coredns ;;
     operators) img_k6-starter; img_cnpg; img_k6-operator; img_prometheus-operator; img_prometheus; img_postgresql ;;
-    targets) for t in go-nethttp nginx cpp-epoll node-fastify python-fastapi; do "img_${t}"; done ;;
+    targets) img_targets ;;
     *) "img_${group}" ;;
   esac
 done

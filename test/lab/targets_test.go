@@ -21,13 +21,21 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// labPresets are the presets whose images hack/lab/images.sh builds (seed 001's set);
-// LAB_PRESETS (comma-separated) narrows or widens it.
-func labPresets() []string {
+// labPresets are every preset (each folder of targets/ with a target.yaml), as
+// hack/lab/images.sh builds them all; LAB_PRESETS (comma-separated) narrows the set.
+func labPresets(t *testing.T, root string) []string {
 	if v := os.Getenv("LAB_PRESETS"); v != "" {
 		return strings.Split(v, ",")
 	}
-	return []string{"nginx", "go-nethttp", "node-fastify", "python-fastapi", "cpp-epoll"}
+	files, err := filepath.Glob(filepath.Join(root, "targets", "*", "target.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no presets under %s/targets: %v", root, err)
+	}
+	var names []string
+	for _, f := range files {
+		names = append(names, filepath.Base(filepath.Dir(f)))
+	}
+	return names
 }
 
 // testTargets: each preset's image starts in the lab as the operator deploys it (the
@@ -41,7 +49,7 @@ func (l *lab) testTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := l.restrictedNamespace(t, "lab-targets")
-	for _, name := range labPresets() {
+	for _, name := range labPresets(t, l.root) {
 		t.Run(name, func(t *testing.T) {
 			p, err := preset.Load(filepath.Join(l.root, "targets", name))
 			if err != nil {
