@@ -70,13 +70,13 @@ func (r *BenchmarkRunReconciler) nullResponder(ctx context.Context, s *scope) (s
 		return "", nil
 	}
 	if overdue(s.now, dep.CreationTimestamp.Time, r.Timeouts.Targets) {
-		why := fmt.Sprintf("generator floor not measured: the null responder (Deployment %s, image %s) did not become available within %v",
-			name, r.Config.NullResponderImage, r.Timeouts.Targets)
+		why := fmt.Sprintf("generator floor not measured: the null responder (Deployment %s, image %s) did not become available within %v%s",
+			name, r.Config.NullResponderImage, r.Timeouts.Targets, r.deploymentWaiting(ctx, dep))
 		skipCalibration(run, why)
 		r.Recorder.Eventf(run, nil, "Warning", ReasonCalibrationSkipped, "Deploy", "%s", why)
 		return "", nil
 	}
-	return fmt.Sprintf("null responder (%d/1 available)", dep.Status.AvailableReplicas), nil
+	return fmt.Sprintf("null responder (%d/1 available%s)", dep.Status.AvailableReplicas, r.deploymentWaiting(ctx, dep)), nil
 }
 
 // trialBaseURL is where a trial sends its load: the target's Service, or the null

@@ -14,6 +14,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -151,5 +152,69 @@ func TestMissingNullResponderSkipsTheFloor(t *testing.T) {
 	}
 	if row := got.Status.Results[0]; row.GeneratorFloor != nil || got.Status.Trials[1].Phase != benchv1.TrialSucceeded {
 		t.Errorf("row floor %+v, target trial %s", row.GeneratorFloor, got.Status.Trials[1].Phase)
+	}
+}
+
+// A calibration trial that fails while its runners still load (the null responder edited
+// under it) does not overlap the next trial: its TestRun goes before the target's starts.
+func TestAFailedFloorTrialStopsBeforeTheNextTrial(t *testing.T) {
+	const ns = "floor-drift"
+	startFloorManager(t, ns, nil)
+	ctx := context.Background()
+	run := pingRun("drift")
+	run.Namespace = ns
+	run.Spec.Load.Warmup, run.Spec.Load.Duration = "2s", "4s" // long enough to edit it mid-trial
+	if err := env.Client.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+
+	// Watch how many of the run's TestRuns exist at once, the whole time.
+	most := 0
+	watching, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		for watching.Err() == nil {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(specs.TestRunGVK.GroupVersion().WithKind("TestRunList"))
+			if env.Client.List(ctx, list, client.InNamespace(ns)) == nil {
+				live := 0
+				for _, tr := range list.Items {
+					if tr.GetDeletionTimestamp() == nil {
+						live++
+					}
+				}
+				most = max(most, live)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+
+	waitOn(t, env.Client, client.ObjectKeyFromObject(run), 60*time.Second, func(r *benchv1.BenchmarkRun) bool {
+		return len(r.Status.Trials) > 0 && r.Status.Trials[0].Phase == benchv1.TrialRunning
+	})
+	dep := &appsv1.Deployment{}
+	key := client.ObjectKey{Namespace: ns, Name: specs.NullResponderName(run, "")}
+	if err := env.Client.Get(ctx, key, dep); err != nil {
+		t.Fatal(err)
+	}
+	dep.Spec.Template.Annotations = map[string]string{"edited": "mid-trial"}
+	if err := env.Client.Update(ctx, dep); err != nil {
+		t.Fatal(err)
+	}
+	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
+	stopWatch()
+	<-watched
+	floor := got.Status.Trials[0]
+	if floor.Phase != benchv1.TrialFailed || !strings.Contains(floor.Message, "changed during the run") {
+		t.Fatalf("calibration trial %s %q: want Failed for the edited null responder", floor.Phase, floor.Message)
+	}
+	if got.Status.Phase != benchv1.PhaseSucceeded || got.Status.Trials[1].Phase != benchv1.TrialSucceeded {
+		t.Errorf("phase %s, target trial %s %q: a failed floor costs the floor only", got.Status.Phase,
+			got.Status.Trials[1].Phase, got.Status.Trials[1].Message)
+	}
+	if most != 1 {
+		t.Errorf("%d of the run's TestRuns existed at once: the failed floor trial's load overlapped the next trial's", most)
 	}
 }

@@ -111,7 +111,7 @@ func ownedBy(o client.Object, run *benchv1.BenchmarkRun) bool {
 func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	r.verifications.forgetRun(run.UID)
-	if err := r.pruneTestRuns(ctx, run); err != nil {
+	if _, err := r.pruneTestRuns(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
 	policy := run.Spec.Cleanup.Policy

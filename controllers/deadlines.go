@@ -1,11 +1,13 @@
 package controllers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -53,6 +55,25 @@ func (r *BenchmarkRunReconciler) createFailed(s *scope, condition string, err er
 // overdue says whether a wait that began at since has passed its limit.
 func overdue(now, since time.Time, limit time.Duration) bool {
 	return !since.IsZero() && now.Sub(since) > limit
+}
+
+// deploymentWaiting is why the Deployment's first waiting pod waits, as "; REASON: message"
+// for a status message (a pool no node matches, too little CPU, an image that cannot be
+// pulled), or "" when no pod says.
+func (r *BenchmarkRunReconciler) deploymentWaiting(ctx context.Context, dep *appsv1.Deployment) string {
+	if dep.Spec.Selector == nil {
+		return ""
+	}
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(dep.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
+		return ""
+	}
+	for i := range pods.Items {
+		if w := podWaiting(&pods.Items[i]); w != "" {
+			return "; " + w
+		}
+	}
+	return ""
 }
 
 // podWaiting says why a pod is not running yet, in the scheduler's or kubelet's words

@@ -68,6 +68,12 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 			fakes.depNever[ns+"/"+specs.TargetName(run, "go")] = true
 			fakes.mu.Unlock()
 		}, benchv1.ConditionTargetsReady, ReasonTargetsTimeout, []string{"did not become available within 3s of their creation", "go (0/1 available)"}, false},
+		{"target-pool-matches-no-node", func(run *benchv1.BenchmarkRun) {
+			fakes.mu.Lock()
+			fakes.depNoNode[ns+"/"+specs.TargetName(run, "go")] = true
+			fakes.mu.Unlock()
+		}, benchv1.ConditionTargetsReady, ReasonTargetsTimeout, []string{"did not become available within 3s of their creation",
+			"go (0/1 available; Unschedulable: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.)"}, false},
 		{"verification-stalls", func(run *benchv1.BenchmarkRun) {
 			urlsMu.Lock()
 			urls[run.Namespace+"/"+run.Name+"/go"] = stall.URL

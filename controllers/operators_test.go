@@ -53,6 +53,7 @@ type world struct {
 	scripted   map[string]*k6Outcome      // by run label: scripted TestRuns instead of real k6
 	dbNever    map[string]bool            // clusters (by name) that never become healthy
 	depNever   map[string]bool            // Deployments (namespace/name) whose pod never becomes available
+	depNoNode  map[string]bool            // Deployments (namespace/name) whose pod no node can take
 	summaries  map[string]k6.Result       // k6's exact summary per TestRun
 	trs        map[string]*k6Runner       // TestRuns with runners going
 	seen       map[string]map[string]bool // namespace → TestRun name/UID pairs seen
@@ -73,7 +74,7 @@ type k6Runner struct {
 }
 
 func newWorld(c client.Client, k6Bin string) *world {
-	return &world{c: c, k6Bin: k6Bin, scripted: map[string]*k6Outcome{}, dbNever: map[string]bool{}, depNever: map[string]bool{},
+	return &world{c: c, k6Bin: k6Bin, scripted: map[string]*k6Outcome{}, dbNever: map[string]bool{}, depNever: map[string]bool{}, depNoNode: map[string]bool{},
 		summaries: map[string]k6.Result{}, trs: map[string]*k6Runner{}, seen: map[string]map[string]bool{}, dbPassword: "s3cretPassw0rdFromCNPG",
 		runnerPIDs: map[runnerPod]int{}}
 }
@@ -151,9 +152,12 @@ func (w *world) kubelet(ctx context.Context) {
 			continue
 		}
 		w.mu.Lock()
-		never := w.depNever[d.Namespace+"/"+d.Name]
+		never, noNode := w.depNever[d.Namespace+"/"+d.Name], w.depNoNode[d.Namespace+"/"+d.Name]
 		w.mu.Unlock()
-		if never {
+		if noNode {
+			w.unschedulablePod(ctx, d)
+		}
+		if never || noNode {
 			// The pod exists but never passes its readiness probe (CrashLoopBackOff).
 			d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: n, UpdatedReplicas: n, UnavailableReplicas: n}
 			_ = w.c.Status().Update(ctx, d)
@@ -287,6 +291,20 @@ func (w *world) setStage(ctx context.Context, tr *unstructured.Unstructured, sta
 
 func runnerPodName(tr *unstructured.Unstructured, i int) string {
 	return fmt.Sprintf("%s-%d-x7k2p", tr.GetName(), i)
+}
+
+// unschedulablePod gives the Deployment one pod the scheduler cannot place, as it reports it
+// for a pool whose selector matches no node.
+func (w *world) unschedulablePod(ctx context.Context, d *appsv1.Deployment) {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-7c9d8b6f5-x2q4z", Namespace: d.Namespace, Labels: d.Spec.Template.Labels},
+		Spec: d.Spec.Template.Spec}
+	if err := w.c.Create(ctx, p); err != nil {
+		return // there already
+	}
+	p.Status.Phase = corev1.PodPending
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", LastTransitionTime: metav1.Now()}}
+	_ = w.c.Status().Update(ctx, p)
 }
 
 // createRunners creates the runner pods; unschedulable ones get the scheduler's verdict.

@@ -19,10 +19,11 @@ const DefaultKeepTestRuns = 2
 
 // pruneTestRuns deletes the TestRuns of finished trials whose figures are in status,
 // except the last KeepTestRuns, with their plan ConfigMaps and k6 pods: a long run would
-// otherwise pile up hundreds of them. Once the run has finished, a TestRun that k6-operator
-// has not finished is deleted whatever its age: its runners may still load a node pool
-// the run no longer holds.
-func (r *BenchmarkRunReconciler) pruneTestRuns(ctx context.Context, run *benchv1.BenchmarkRun) error {
+// otherwise pile up hundreds of them. A TestRun that k6-operator has not finished (its
+// trial failed: a deadline, drift) is deleted at once whatever its age: its runners may
+// still load the node pools, under the next trial or another run. It returns those still
+// stopping, which the next trial waits for.
+func (r *BenchmarkRunReconciler) pruneTestRuns(ctx context.Context, run *benchv1.BenchmarkRun) ([]string, error) {
 	keep := map[string]bool{}
 	for i := len(run.Status.Trials) - 1; i >= 0 && len(keep) < max(r.KeepTestRuns, 0); i-- {
 		t := run.Status.Trials[i]
@@ -40,26 +41,30 @@ func (r *BenchmarkRunReconciler) pruneTestRuns(ctx context.Context, run *benchv1
 	list.SetGroupVersionKind(specs.TestRunGVK.GroupVersion().WithKind("TestRunList"))
 	err := r.APIReader.List(ctx, list, client.InNamespace(run.Namespace), client.MatchingLabels{specs.LabelRun: specs.LabelValue(run.Name)})
 	if meta.IsNoMatchError(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("listing TestRuns: %w", err)
+		return nil, fmt.Errorf("listing TestRuns: %w", err)
 	}
+	var stopping []string
 	for i := range list.Items {
 		tr := &list.Items[i]
-		if !ownedBy(tr, run) || !done[tr.GetName()] || tr.GetDeletionTimestamp() != nil {
+		if !ownedBy(tr, run) || !done[tr.GetName()] {
 			continue
 		}
 		st, _ := specs.ReadTestRunStatus(tr)
 		stillLoading := st.Stage != specs.StageFinished && st.Stage != specs.StageError
-		if keep[tr.GetName()] && !(finished(run) && stillLoading) {
+		if stillLoading {
+			stopping = append(stopping, tr.GetName())
+		}
+		if tr.GetDeletionTimestamp() != nil || keep[tr.GetName()] && !stillLoading {
 			continue
 		}
 		if err := r.deleteTestRun(ctx, tr); err != nil {
-			return err
+			return stopping, err
 		}
 	}
-	return nil
+	return stopping, nil
 }
 
 // deleteTestRun deletes a TestRun, its plan ConfigMap (same name) and the pods k6-operator

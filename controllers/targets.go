@@ -54,7 +54,7 @@ func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Re
 		ready := dep.Status.ObservedGeneration >= dep.Generation && dep.Status.AvailableReplicas >= 1
 		targetStatus(run, t.Name).Ready = ready
 		if !ready {
-			why := fmt.Sprintf("%s (%d/1 available)", t.Name, dep.Status.AvailableReplicas)
+			why := fmt.Sprintf("%s (%d/1 available%s)", t.Name, dep.Status.AvailableReplicas, r.deploymentWaiting(ctx, dep))
 			waiting = append(waiting, why)
 			if overdue(s.now, dep.CreationTimestamp.Time, r.Timeouts.Targets) {
 				late = append(late, why)

@@ -58,6 +58,13 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 	setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
 	t := &run.Status.Trials[next]
 	if t.Phase == benchv1.TrialPending {
+		// A failed trial's TestRun may still be loading: no two trials' load overlaps.
+		stopping, err := r.pruneTestRuns(ctx, run)
+		if err != nil || len(stopping) > 0 {
+			setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning,
+				fmt.Sprintf("trials %s; waiting for TestRun %s of a failed trial to stop", results.Progress(run.Status.Trials), strings.Join(stopping, ", ")))
+			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
+		}
 		return r.startTrial(ctx, s, t)
 	}
 	return r.followTrial(ctx, s, t)
@@ -185,7 +192,7 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialFinished, "Measure", "trial %s: %d requests, p99 %s (%s)",
 		t.Name, m.Requests, results.FormatMicros(m.P99Micros), run.Status.Progress)
 	// Its figures are in status: TestRuns older than the last few go, with their pods.
-	if err := r.pruneTestRuns(ctx, run); err != nil {
+	if _, err := r.pruneTestRuns(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 
@@ -45,6 +46,7 @@ func (f imageFlag) Set(v string) error {
 func main() {
 	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
+	var scrapeInterval time.Duration
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
 	var maxReconciles, keepTestRuns int
 	var timeouts controllers.Timeouts
@@ -71,6 +73,8 @@ func main() {
 	flag.DurationVar(&timeouts.TrialFinish, "trial-finish-timeout", 0, "how long after its measured window a trial's TestRun may take to finish (default 5m)")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease; empty is the pod's own namespace (in-cluster only)")
 	flag.StringVar(&promURL, "prometheus-url", "http://prometheus-operated.monitoring.svc:9090", "Prometheus HTTP API the trial figures are read from")
+	flag.DurationVar(&scrapeInterval, "cadvisor-scrape-interval", metrics.DefaultScrapeInterval,
+		"the scrape interval of the kubelet's cAdvisor job in that Prometheus: CPU is read over it, and a measured window must span two")
 	flag.StringVar(&remoteWrite, "prometheus-remote-write-url", specs.DefaultPrometheusRemoteWriteURL, "where k6 runners remote-write their metrics")
 	flag.StringVar(&targetsDir, "targets-dir", "/targets", "directory holding targets/<preset>/target.yaml")
 	flag.StringVar(&k6Image, "k6-image", specs.DefaultK6Image, "k6 image of the load generators")
@@ -114,6 +118,11 @@ func main() {
 		log.Error(err, "bad --prometheus-url")
 		os.Exit(1)
 	}
+	if scrapeInterval <= 0 {
+		log.Error(nil, "--cadvisor-scrape-interval must be positive", "value", scrapeInterval)
+		os.Exit(1)
+	}
+	reader.ScrapeInterval = scrapeInterval
 	byName := map[string]*preset.Preset{}
 	for _, p := range presets {
 		byName[p.Name] = p

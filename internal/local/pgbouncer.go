@@ -76,6 +76,14 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 	if err != nil {
 		return nil, err
 	}
+	major, minor, err := pgbouncerVersion(binary)
+	if err != nil {
+		return nil, err
+	}
+	params, err := forVersion(opts.Parameters, major, minor)
+	if err != nil {
+		return nil, err
+	}
 	acct, err := serviceAccount()
 	if err != nil {
 		return nil, err
@@ -102,7 +110,7 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 	if err := os.WriteFile(users, []byte(fmt.Sprintf("%q %q\n", BenchUser, opts.Postgres.Password)), 0o600); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(config, []byte(b.config(users, opts.Parameters)), 0o600); err != nil {
+	if err := os.WriteFile(config, []byte(b.config(users, params)), 0o600); err != nil {
 		return nil, err
 	}
 	if err := giveTo(acct, b.Dir, users, config); err != nil {

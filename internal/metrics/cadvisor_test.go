@@ -16,6 +16,7 @@ const mib = 1 << 20
 // scraped every 15 s: CPU use per interval (cores) and working set per scrape (bytes).
 type cadvisorPod struct {
 	namespace, pod, container string
+	podLevel                  bool      // the pod's own cgroup: no container, no image
 	cpuBefore, cpuAfter       float64   // every interval outside the window
 	cpu                       []float64 // the 8 intervals inside the window
 	memBefore, memAfter       float64
@@ -26,9 +27,13 @@ type cadvisorPod struct {
 // endpoint carries, from 4 scrapes before the window to 4 after it.
 func (c cadvisorPod) series(start time.Time, scrape time.Duration) []series {
 	labels := func(name string) map[string]string {
-		return map[string]string{"__name__": name, "namespace": c.namespace, "pod": c.pod, "container": c.container,
+		l := map[string]string{"__name__": name, "namespace": c.namespace, "pod": c.pod, "container": c.container,
 			"id": "/kubepods/pod-" + c.pod + "/" + c.container, "image": "registry.local/" + c.container + ":1",
 			"job": "kubelet", "metrics_path": "/metrics/cadvisor", "instance": "10.0.0.5:10250", "node": "amd-1"}
+		if c.podLevel {
+			l["id"], l["image"] = "/kubepods/pod-"+c.pod, ""
+		}
+		return l
 	}
 	cpu, mem := series{Labels: labels(cpuSeconds)}, series{Labels: labels(workingSet)}
 	used := 1000.0 // CPU seconds the container used before this excerpt
@@ -119,6 +124,31 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	}
 	if want := (benchv1.Measurement{CPUMillicores: 281, CPUPeakMillicores: 500, MemoryBytes: int64(math.Round(1380.0 * mib / 9)), MemoryPeakBytes: 180 * mib}); m != want {
 		t.Errorf("pod %s: got %+v, want %+v", appB.pod, m, want)
+	}
+}
+
+// When cAdvisor reports a target pod's cgroup but not its container's (as the kubelet's does
+// now and then for a container created under load), the pod's cgroup is read instead,
+// without the pause container.
+func TestResourcesFallBackToThePodCgroup(t *testing.T) {
+	const scrape = 15 * time.Second
+	end := time.Now().Truncate(scrape).Add(-20 * time.Minute)
+	start := end.Add(-120 * time.Second)
+	pod := "gauntlet-py-7d8e9-q1w2e"
+	level := cadvisorPod{namespace: "fallback", pod: pod, podLevel: true, cpuBefore: 2, cpuAfter: 2,
+		cpu: flat(8, 0.5), memBefore: 50 * mib, memAfter: 50 * mib, mem: flat(9, 100*mib)}
+	pause := cadvisorPod{namespace: "fallback", pod: pod, container: "", cpuBefore: 0.01, cpuAfter: 0.01,
+		cpu: flat(8, 0.01), memBefore: mib, memAfter: mib, mem: flat(9, mib)}
+	pushSeries(t, append(level.series(start, scrape), pause.series(start, scrape)...))
+	r := newTestReader(t)
+	r.ScrapeInterval = scrape
+	var m benchv1.Measurement
+	q := TrialQuery{Start: start, End: end, Namespace: "fallback", PodRegex: "gauntlet-py-[a-z0-9]+-[a-z0-9]+"}
+	if err := r.Resources(context.Background(), q, &m); err != nil {
+		t.Fatal(err)
+	}
+	if want := (benchv1.Measurement{CPUMillicores: 500, CPUPeakMillicores: 500, MemoryBytes: 100 * mib, MemoryPeakBytes: 100 * mib}); m != want {
+		t.Errorf("got %+v, want %+v (the pod cgroup, without the pause container)", m, want)
 	}
 }
 

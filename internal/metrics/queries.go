@@ -91,11 +91,21 @@ func DroppedQuery(testID string) string {
 	return "sum(" + selector(k6Dropped, "testid=", testID, "scenario=", "measure") + ")"
 }
 
+// seriesOf selects a metric's cAdvisor series for pods matching podRegex in namespace.
+type seriesOf func(metric, namespace, podRegex string) string
+
 // container selects the target's containers. cAdvisor also reports a pod-level cgroup
 // (container="") and, with some runtimes, the pause container ("POD"): both would count
 // the same CPU and memory again.
 func container(metric, namespace, podRegex string) string {
 	return selector(metric, "namespace=", namespace, "pod=~", podRegex, "container!=", "", "container!=", "POD")
+}
+
+// podCgroup selects the pod-level cgroup (no container, no image): the target's container
+// plus the idle pause process. cAdvisor reports it even when it missed a container's own
+// cgroup, which the kubelet's cAdvisor does now and then for containers created under load.
+func podCgroup(metric, namespace, podRegex string) string {
+	return selector(metric, "namespace=", namespace, "pod=~", podRegex, "container=", "", "image=", "")
 }
 
 // promDuration renders a duration as whole milliseconds, always valid PromQL.
@@ -105,26 +115,38 @@ func promDuration(d time.Duration) string { return fmt.Sprintf("%dms", d.Millise
 // evaluation time: CPU seconds used in the window divided by its length (rate handles a
 // counter reset when a container restarts).
 func CPUMeanQuery(namespace, podRegex string, window time.Duration) string {
-	return "sum(rate(" + container(cpuSeconds, namespace, podRegex) + "[" + promDuration(window) + "]))"
+	return cpuMean(container, namespace, podRegex, window)
+}
+
+func cpuMean(of seriesOf, namespace, podRegex string, window time.Duration) string {
+	return "sum(rate(" + of(cpuSeconds, namespace, podRegex) + "[" + promDuration(window) + "]))"
 }
 
 // CPUPeakQuery is the highest CPU use in cores over one scrape interval within the window:
 // irate of the last two scrapes, summed over pods, at each scrape step. The first step
 // starts one interval into the window so no pair straddles the window's start.
 func CPUPeakQuery(namespace, podRegex string, window, scrape time.Duration) string {
-	return "max_over_time(sum(irate(" + container(cpuSeconds, namespace, podRegex) + "[" + promDuration(3*scrape) + "]))[" +
+	return cpuPeak(container, namespace, podRegex, window, scrape)
+}
+
+func cpuPeak(of seriesOf, namespace, podRegex string, window, scrape time.Duration) string {
+	return "max_over_time(sum(irate(" + of(cpuSeconds, namespace, podRegex) + "[" + promDuration(3*scrape) + "]))[" +
 		promDuration(window-scrape) + ":" + promDuration(scrape) + "])"
 }
 
 // MemoryMeanQuery is the mean working set in bytes, summed over the target's containers,
 // sampled at every scrape step of the window (both ends included).
 func MemoryMeanQuery(namespace, podRegex string, window, scrape time.Duration) string {
-	return "avg_over_time(sum(" + container(workingSet, namespace, podRegex) + ")[" + promDuration(window) + ":" + promDuration(scrape) + "])"
+	return memory("avg_over_time", container, namespace, podRegex, window, scrape)
 }
 
 // MemoryPeakQuery is the highest summed working set at any scrape step of the window.
 func MemoryPeakQuery(namespace, podRegex string, window, scrape time.Duration) string {
-	return "max_over_time(sum(" + container(workingSet, namespace, podRegex) + ")[" + promDuration(window) + ":" + promDuration(scrape) + "])"
+	return memory("max_over_time", container, namespace, podRegex, window, scrape)
+}
+
+func memory(over string, of seriesOf, namespace, podRegex string, window, scrape time.Duration) string {
+	return over + "(sum(" + of(workingSet, namespace, podRegex) + ")[" + promDuration(window) + ":" + promDuration(scrape) + "])"
 }
 
 // RunnerCPUMaxQuery is the busiest k6 runner's mean CPU use in cores over the window: each

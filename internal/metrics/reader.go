@@ -156,15 +156,21 @@ func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measure
 		return fmt.Errorf("window: %v is shorter than two %v scrape intervals; CPU cannot be read", window, scrape)
 	}
 	e := evaluator{r: r, ctx: ctx, at: q.End}
-	cpu := e.value(CPUMeanQuery(q.Namespace, q.PodRegex, window))
+	of := seriesOf(container)
+	cpu := e.value(cpuMean(of, q.Namespace, q.PodRegex, window))
+	if e.err == nil && cpu.absent {
+		// cAdvisor missed the container's cgroup: its pod's holds the same CPU and memory.
+		of = podCgroup
+		cpu = e.value(cpuMean(of, q.Namespace, q.PodRegex, window))
+	}
 	if e.err == nil && cpu.absent {
 		return fmt.Errorf("no cAdvisor %s for pods %q in namespace %q between %v and %v: is the kubelet's cAdvisor scraped?",
 			cpuSeconds, q.PodRegex, q.Namespace, q.Start, q.End)
 	}
 	m.CPUMillicores = int64(math.Round(cpu.v * 1000))
-	m.CPUPeakMillicores = int64(math.Round(e.value(CPUPeakQuery(q.Namespace, q.PodRegex, window, scrape)).v * 1000))
-	m.MemoryBytes = int64(math.Round(e.value(MemoryMeanQuery(q.Namespace, q.PodRegex, window, scrape)).v))
-	m.MemoryPeakBytes = int64(math.Round(e.value(MemoryPeakQuery(q.Namespace, q.PodRegex, window, scrape)).v))
+	m.CPUPeakMillicores = int64(math.Round(e.value(cpuPeak(of, q.Namespace, q.PodRegex, window, scrape)).v * 1000))
+	m.MemoryBytes = int64(math.Round(e.value(memory("avg_over_time", of, q.Namespace, q.PodRegex, window, scrape)).v))
+	m.MemoryPeakBytes = int64(math.Round(e.value(memory("max_over_time", of, q.Namespace, q.PodRegex, window, scrape)).v))
 	return e.err
 }
 

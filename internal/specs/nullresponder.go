@@ -37,7 +37,8 @@ func nullResponderSelector(run *benchv1.BenchmarkRun, pool string) map[string]st
 
 // NullResponderDeployment runs `gauntlet null-responder` (the operator's image ships the
 // CLI) on a targets' node pool, so the generator floor crosses the same network path as the
-// targets' load. One CPU, Guaranteed QoS, the restricted pod security of the targets.
+// targets' load. Guaranteed QoS with nullResponderCPU, the restricted pod security of the
+// targets.
 func NullResponderDeployment(run *benchv1.BenchmarkRun, pool string, cfg Config) *appsv1.Deployment {
 	name := NullResponderName(run, pool)
 	np := nodePool(run, pool)
@@ -45,7 +46,7 @@ func NullResponderDeployment(run *benchv1.BenchmarkRun, pool string, cfg Config)
 		ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP}},
 		PeriodSeconds: 2, TimeoutSeconds: 2, FailureThreshold: 3, SuccessThreshold: 1,
 	}
-	res := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1"), corev1.ResourceMemory: resource.MustParse("64Mi")}
+	res := corev1.ResourceList{corev1.ResourceCPU: nullResponderCPU(run, pool), corev1.ResourceMemory: resource.MustParse("64Mi")}
 	return &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: objectMeta(run, name, AppNullResponder),
@@ -94,4 +95,27 @@ func NullResponderService(run *benchv1.BenchmarkRun, pool string) *corev1.Servic
 			Ports:    []corev1.ServicePort{{Name: "http", Port: PresetPort, TargetPort: intstr.FromString("http"), Protocol: corev1.ProtocolTCP}},
 		},
 	}
+}
+
+// nullResponderCPU is the largest CPU of the pool's targets, at most one CPU: answering
+// without work, it is never the bottleneck of a load those targets are given, and it
+// schedules on nodes sized for them (one whole CPU would not fit a small cluster's node).
+func nullResponderCPU(run *benchv1.BenchmarkRun, pool string) resource.Quantity {
+	most, largest := resource.MustParse("1"), resource.Quantity{}
+	for _, t := range run.Spec.Targets {
+		if t.NodePool != pool {
+			continue
+		}
+		cpu := most // the schema's default when unset
+		if t.Resources.CPU != nil {
+			cpu = *t.Resources.CPU
+		}
+		if cpu.Cmp(largest) > 0 {
+			largest = cpu
+		}
+	}
+	if largest.IsZero() || largest.Cmp(most) > 0 {
+		return most
+	}
+	return largest.DeepCopy()
 }

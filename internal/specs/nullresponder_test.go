@@ -2,6 +2,10 @@ package specs
 
 import (
 	"testing"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
 func TestNullResponder(t *testing.T) {
@@ -77,5 +81,26 @@ status: {loadBalancer: {}}
 				t.Errorf("base URL %s, want %s", got, want)
 			}
 		})
+	}
+}
+
+func TestNullResponderCPUFollowsThePoolsTargets(t *testing.T) {
+	cpu := func(v string) *resource.Quantity { q := resource.MustParse(v); return &q }
+	run := fixtureRun()
+	run.Spec.Targets = []benchv1.Target{
+		{Name: "a", NodePool: "small", Resources: benchv1.Resources{CPU: cpu("200m")}},
+		{Name: "b", NodePool: "small", Resources: benchv1.Resources{CPU: cpu("300m")}},
+		{Name: "c", NodePool: "big", Resources: benchv1.Resources{CPU: cpu("4")}},
+		{Name: "d", NodePool: "default"},
+	}
+	for pool, want := range map[string]string{
+		"small":   "300m", // the largest of its targets: it schedules where they do
+		"big":     "1",    // never more than one CPU: it answers without work
+		"default": "1",    // an unset CPU is the schema's default, 1
+		"none":    "1",    // no target on the pool
+	} {
+		if got := nullResponderCPU(run, pool); got.String() != want {
+			t.Errorf("pool %s: cpu %s, want %s", pool, got.String(), want)
+		}
 	}
 }

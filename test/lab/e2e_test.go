@@ -55,6 +55,8 @@ func (l *lab) testHelmInstall(t *testing.T) {
 		// k6-operator's starter and CloudNativePG's PostgreSQL default to registries out of reach.
 		"--set", "k6.starterImage=gauntlet.local/k6-starter:lab",
 		"--set", "postgres.image=gauntlet.local/postgresql:15",
+		// The lab's Prometheus scrapes cAdvisor every 5s (hack/lab/manifests/prometheus.yaml).
+		"--set", "prometheus.cadvisorScrapeInterval=5s",
 		"--wait", "--timeout", "5m")
 	t.Logf("helm install: manager Ready in %s", time.Since(start).Round(time.Second))
 	deps, err := l.client.AppsV1().Deployments(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{})
@@ -166,6 +168,6 @@ var seedCases = []seedCase{{
 	// Seed 001's finding on a real PgBouncer that a real CloudNativePG deploys: pgx's and
 	// asyncpg's prepared statements fail behind transaction pooling, libpq's and pg's do not.
 	file: "config/samples/seed-001-rest-api.yaml", name: "seed-001-pgbouncer-transaction",
-	fit:    []string{"--scale", "0.1", "--warmup", "2s", "--duration", "5s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi"},
+	fit:    []string{"--scale", "0.1", "--warmup", "2s", "--duration", "12s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi"},
 	errors: []string{"go", "python"},
 }}

@@ -53,6 +53,7 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --leader-election-namespace={{ .Release.Namespace }}
 - --prometheus-url={{ .Values.prometheus.url }}
 - --prometheus-remote-write-url={{ .Values.prometheus.remoteWriteURL }}
+- --cadvisor-scrape-interval={{ .Values.prometheus.cadvisorScrapeInterval }}
 - --k6-image={{ .Values.k6.image }}
 {{- with .Values.k6.starterImage }}
 - --k6-starter-image={{ . }}
