@@ -45,19 +45,30 @@ func (p PrometheusMeasurer) Measure(ctx context.Context, q metrics.TrialQuery, r
 }
 
 // trialQuery selects a trial's series: its TestRun name is k6's testid, and the target's
-// pods are its Deployment's (named <deployment>-<hash>-<suffix>).
+// pods are its Deployment's, named <deployment>-<hash>-<suffix>, or as much of that as
+// podPrefix keeps and a suffix.
 func trialQuery(run *benchv1.BenchmarkRun, t *benchv1.Trial) metrics.TrialQuery {
 	size := trialRunners(run, t)
 	return metrics.TrialQuery{
 		TestID: t.TestRun, Start: t.MeasureStart.Time, End: t.MeasureEnd.Time,
 		Runners:   int(size.Runners),
 		Namespace: run.Namespace,
-		PodRegex:  regexp.QuoteMeta(deploymentOf(run, t)) + "-[a-z0-9]+-[a-z0-9]+",
-		// k6-operator's runner Jobs are <testrun>-<n> (from 1); their pods add a suffix.
-		// Its initializer and starter pods (<testrun>-initializer-..., -starter-...) do not match.
-		RunnerPodRegex:      regexp.QuoteMeta(t.TestRun) + "-[0-9]+-[a-z0-9]+",
+		PodRegex:  regexp.QuoteMeta(podPrefix(deploymentOf(run, t))) + "[a-z0-9-]+",
+		// k6-operator's runner Jobs are <testrun>-<n> (from 1); their pods add a suffix. Its
+		// initializer and starter pods (<testrun>-initializer-..., -starter-...) do not
+		// match: a letter follows the dash (TestRun names leave room for it, see specs).
+		RunnerPodRegex:      regexp.QuoteMeta(podPrefix(t.TestRun)) + "[0-9][a-z0-9-]*",
 		RunnerCPUMillicores: size.RunnerMillicores,
 	}
+}
+
+// podPrefix is how every pod of a controller named name begins: the API server keeps 58
+// characters of a generateName (name-...-) and adds 5, so a long name's pods may lose its
+// end. Object names end in their own hash (internal/specs), so no other object's pods share
+// the prefix unless two hashes share their first characters.
+func podPrefix(name string) string {
+	base := name + "-"
+	return base[:min(len(base), 58)]
 }
 
 // deploymentOf names the Deployment a trial loads: its target's, or the null responder's.
