@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
 // modelMeasurer answers a trial's figures from a model of the target instead of Prometheus:
@@ -31,7 +32,7 @@ func (m modelMeasurer) Measure(ctx context.Context, q metrics.TrialQuery, _ time
 	}
 	for i := range runs.Items {
 		for _, t := range runs.Items[i].Status.Trials {
-			if t.TestRun == q.TestID {
+			if specs.TestID(&runs.Items[i], t.Name) == q.TestID {
 				return m.figure(&runs.Items[i], t), "", nil
 			}
 		}

@@ -44,13 +44,13 @@ func (p PrometheusMeasurer) Measure(ctx context.Context, q metrics.TrialQuery, r
 	return m, strings.Join(notes, "; "), nil
 }
 
-// trialQuery selects a trial's series: its TestRun name is k6's testid, and the target's
+// trialQuery selects a trial's series: k6's by their testid (specs.TestID), and the target's
 // pods are its Deployment's, named <deployment>-<hash>-<suffix>, or as much of that as
 // podPrefix keeps and a suffix.
 func trialQuery(run *benchv1.BenchmarkRun, t *benchv1.Trial) metrics.TrialQuery {
 	size := trialRunners(run, t)
 	return metrics.TrialQuery{
-		TestID: t.TestRun, Start: t.MeasureStart.Time, End: t.MeasureEnd.Time,
+		TestID: specs.TestID(run, t.Name), Start: t.MeasureStart.Time, End: t.MeasureEnd.Time,
 		Runners:   int(size.Runners),
 		Namespace: run.Namespace,
 		PodRegex:  regexp.QuoteMeta(podPrefix(deploymentOf(run, t))) + "[a-z0-9-]+",

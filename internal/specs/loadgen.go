@@ -39,13 +39,22 @@ const starterUID int64 = 65532
 // the namespace, so two runs with the same trial names never share Prometheus series.
 func PlanTags(run *benchv1.BenchmarkRun, t plan.Trial) workload.Tags {
 	return workload.Tags{
-		TestID:     TrialName(run, t.Name),
+		TestID:     TestID(run, t.Name),
 		Target:     t.Target,
 		Scenario:   t.Scenario,
 		LoadPoint:  strconv.Itoa(int(t.LoadPoint)),
 		Repetition: strconv.Itoa(int(t.Repetition)),
 		Runner:     "0",
 	}
+}
+
+// TestID is the testid tag of a trial's k6 samples: its TestRun's name and the start of the
+// run's UID. Prometheus keeps series for weeks, and a run deleted and created again under the
+// same name plans the same TestRun names: by name alone, its trials would read the old
+// run's samples too (seen in the lab: "2 runners wrote series, want 1").
+func TestID(run *benchv1.BenchmarkRun, trial string) string {
+	uid := strings.ReplaceAll(string(run.UID), "-", "")
+	return TrialName(run, trial) + "-" + uid[:min(len(uid), 8)]
 }
 
 // PlanConfigMap holds what a trial's k6 runs: the static script and the trial's plan.

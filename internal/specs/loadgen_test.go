@@ -33,7 +33,7 @@ func fixturePlan(t *testing.T) workload.Plan {
 
 func TestPlanTags(t *testing.T) {
 	got := PlanTags(fixtureRun(), fixtureTrial)
-	want := workload.Tags{TestID: "bench-go-ping-1000-r1-b2dd39f62f", Target: "go", Scenario: "ping", LoadPoint: "1000", Repetition: "1", Runner: "0"}
+	want := workload.Tags{TestID: "bench-go-ping-1000-r1-b2dd39f62f-0d1e2f3a", Target: "go", Scenario: "ping", LoadPoint: "1000", Repetition: "1", Runner: "0"}
 	if got != want {
 		t.Errorf("tags = %+v, want %+v", got, want)
 	}
@@ -112,7 +112,7 @@ spec:
   arguments: >-
     --out experimental-prometheus-rw --no-usage-report --include-system-env-vars
     --tag bench_scenario=ping --tag load_point=1000 --tag repetition=1 --tag target=go
-    --tag testid=bench-go-ping-1000-r1-b2dd39f62f --tag runner=$(GAUNTLET_RUNNER)
+    --tag testid=bench-go-ping-1000-r1-b2dd39f62f-0d1e2f3a --tag runner=$(GAUNTLET_RUNNER)
   runner:` + p + `
   initializer:` + p + `
   starter:` + r.Replace(starter) + `
@@ -175,5 +175,18 @@ func TestK6ArgumentsCarryEveryPlanTag(t *testing.T) {
 		if f == "" {
 			t.Errorf("empty field in %q", args)
 		}
+	}
+}
+
+// A run created again under the same name plans the same TestRun names, but its samples'
+// testid differs, so Prometheus's weeks of old series are never read as the new run's.
+func TestTestIDDiffersPerRunInstance(t *testing.T) {
+	first, again := fixtureRun(), fixtureRun()
+	again.UID = "7a8b9c0d-other"
+	if TrialName(first, "go.ping.1000.r1") != TrialName(again, "go.ping.1000.r1") {
+		t.Fatal("the fixture's two runs should plan the same TestRun name")
+	}
+	if a, b := TestID(first, "go.ping.1000.r1"), TestID(again, "go.ping.1000.r1"); a == b {
+		t.Errorf("testid %s for both instances of the run", a)
 	}
 }
