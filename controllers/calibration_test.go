@@ -28,6 +28,15 @@ const floorImage = "registry.example/gauntlet:floor-test"
 // startFloorManager runs a manager for ns that deploys a null responder and plans the
 // generator-floor trials; the floor's load goes to a real null responder (the handler
 // `gauntlet null-responder` serves) on loopback.
+// floorRun starts a floor-measuring manager for ns and returns a ping run named name there.
+func floorRun(t *testing.T, ns, name string, tweak func(*BenchmarkRunReconciler)) *benchv1.BenchmarkRun {
+	t.Helper()
+	startFloorManager(t, ns, tweak)
+	run := pingRun(name)
+	run.Namespace = ns
+	return run
+}
+
 func startFloorManager(t *testing.T, ns string, tweak func(*BenchmarkRunReconciler)) {
 	t.Helper()
 	ctx := context.Background()
@@ -73,10 +82,8 @@ func slowTarget(t *testing.T) string {
 // 50 ms slow is clearly the target's.
 func TestGeneratorFloorInTheCluster(t *testing.T) {
 	const ns = "floor"
-	startFloorManager(t, ns, nil)
+	run := floorRun(t, ns, "floor", nil)
 	ctx := context.Background()
-	run := pingRun("floor")
-	run.Namespace = ns
 	run.Spec.Targets = append(run.Spec.Targets, benchv1.Target{Name: "slow", Preset: "go-nethttp"})
 	urlsMu.Lock()
 	urls[ns+"/floor/slow"] = slowTarget(t)
@@ -130,10 +137,8 @@ func TestGeneratorFloorInTheCluster(t *testing.T) {
 // run, and their rows have no floor.
 func TestMissingNullResponderSkipsTheFloor(t *testing.T) {
 	const ns = "floor-missing"
-	startFloorManager(t, ns, func(r *BenchmarkRunReconciler) { r.Timeouts.Targets = 3 * time.Second })
+	run := floorRun(t, ns, "nofloor", func(r *BenchmarkRunReconciler) { r.Timeouts.Targets = 3 * time.Second })
 	ctx := context.Background()
-	run := pingRun("nofloor")
-	run.Namespace = ns
 	fakes.mu.Lock()
 	fakes.depNever[ns+"/"+specs.NullResponderName(run, "")] = true
 	fakes.mu.Unlock()
@@ -159,10 +164,8 @@ func TestMissingNullResponderSkipsTheFloor(t *testing.T) {
 // under it) does not overlap the next trial: its TestRun goes before the target's starts.
 func TestAFailedFloorTrialStopsBeforeTheNextTrial(t *testing.T) {
 	const ns = "floor-drift"
-	startFloorManager(t, ns, nil)
+	run := floorRun(t, ns, "drift", nil)
 	ctx := context.Background()
-	run := pingRun("drift")
-	run.Namespace = ns
 	run.Spec.Load.Warmup, run.Spec.Load.Duration = "2s", "4s" // long enough to edit it mid-trial
 	if err := env.Client.Create(ctx, run); err != nil {
 		t.Fatal(err)
