@@ -6,6 +6,7 @@
 //
 //	make bench-generator            # or: go run ./hack/bench-generator -h
 //	go run ./hack/bench-generator -compare old-bench.js   # old vs current script, alternating
+//	go run ./hack/bench-generator -compare a.js,b.js      # several scripts, rotating order
 package main
 
 import (
@@ -38,6 +39,7 @@ type options struct {
 	k6CPUs, targetCPUs string
 	compare            string
 	driftFactor        float64
+	skipInstall        bool
 }
 
 func main() {
@@ -51,8 +53,9 @@ func main() {
 	flag.DurationVar(&o.measure, "measure", 10*time.Second, "measured window of every k6 run")
 	flag.StringVar(&o.k6CPUs, "k6-cpus", "1", "CPUs for k6 (taskset list)")
 	flag.StringVar(&o.targetCPUs, "target-cpus", "0", "CPUs for the target (taskset list)")
-	flag.StringVar(&o.compare, "compare", "", "another bench.js (e.g. `git show REV:loadgen/bench.js`), run alternately with the current one")
+	flag.StringVar(&o.compare, "compare", "", "other bench.js versions, comma-separated (e.g. `git show REV:loadgen/bench.js`), run in rotating order with the current one")
 	flag.Float64Var(&o.driftFactor, "drift", 2, "a p99 this many times the lightest rate's counts as moved")
+	flag.BoolVar(&o.skipInstall, "skip-install", false, "use the target as already installed (a machine without its toolchain: hack/bench-bundle.sh)")
 	flag.Parse()
 	for _, s := range strings.Split(rates, ",") {
 		r, err := strconv.Atoi(strings.TrimSpace(s))
@@ -95,8 +98,10 @@ func run(o options) error {
 		return err
 	}
 	ctx := context.Background()
-	if err := local.Install(ctx, root, p); err != nil {
-		return err
+	if !o.skipInstall {
+		if err := local.Install(ctx, root, p); err != nil {
+			return err
+		}
 	}
 	tg, err := local.StartTarget(ctx, local.TargetOptions{Preset: p, Ports: local.PortRange{Lo: 17000, Hi: 17999}, Workers: o.workers})
 	if err != nil {
@@ -121,11 +126,15 @@ func run(o options) error {
 	}
 	scripts := []script{{name: "current"}}
 	if o.compare != "" {
-		code, err := os.ReadFile(o.compare)
-		if err != nil {
-			return fmt.Errorf("-compare: %w", err)
+		var others []script
+		for _, path := range strings.Split(o.compare, ",") {
+			code, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("-compare: %w", err)
+			}
+			others = append(others, script{name: filepath.Base(path), code: code})
 		}
-		scripts = append([]script{{name: filepath.Base(o.compare), code: code}}, scripts...)
+		scripts = append(others, scripts...)
 	}
 	fmt.Printf("k6 %s on CPUs %s (%d), %s (WORKERS=%d) on CPUs %s; %d runs, warmup %v, measured %v; %s\n",
 		k6.Version, o.k6CPUs, k6Cores, o.target, o.workers, o.targetCPUs, o.runs, o.warmup, o.measure, time.Now().UTC().Format(time.RFC3339))
@@ -133,9 +142,10 @@ func run(o options) error {
 	var all []sample
 	for r := 1; r <= o.runs; r++ {
 		for _, rate := range o.rates {
-			order := scripts
-			if r%2 == 0 { // alternate which script goes first
-				order = []script{scripts[len(scripts)-1], scripts[0]}[:len(scripts)]
+			// Rotate which script goes first, so drift over a round hits each alike.
+			order := make([]script, len(scripts))
+			for i := range scripts {
+				order[i] = scripts[(i+r-1)%len(scripts)]
 			}
 			for _, s := range order {
 				res, err := measureOnce(ctx, o, k6pinned, tg.URL, rate, s.code)
@@ -216,12 +226,17 @@ func report(o options, scripts []script, all []sample) {
 		}
 	}
 
-	if len(scripts) == 2 {
-		fmt.Println("\nk6 CPU µs per request, side by side (every run, same rate, alternating order):")
+	if len(scripts) > 1 {
+		fmt.Printf("\nk6 CPU µs per request, side by side (every run, same rate, rotating order), against %s:\n", scripts[0].name)
 		for _, rate := range o.rates {
-			a, b := pick(all, scripts[0].name, rate), pick(all, scripts[1].name, rate)
-			ma, mb := median(a, micros), median(b, micros)
-			fmt.Printf("  %5d/s  %s %s  |  %s %s  |  %+.0f%%\n", rate, scripts[0].name, list(a), scripts[1].name, list(b), 100*(mb-ma)/ma)
+			a := pick(all, scripts[0].name, rate)
+			ma := median(a, micros)
+			fmt.Printf("  %5d/s  %s %s", rate, scripts[0].name, list(a))
+			for _, sc := range scripts[1:] {
+				b := pick(all, sc.name, rate)
+				fmt.Printf("  |  %s %s %+.0f%%", sc.name, list(b), 100*(median(b, micros)-ma)/ma)
+			}
+			fmt.Println()
 		}
 	}
 

@@ -35,6 +35,7 @@ func main() {
 	serverCPU := flag.String("server-cpus", "0", "-reference: CPUs of the server (taskset list)")
 	wrkCPU := flag.String("wrk-cpus", "1", "-reference: CPUs of wrk (taskset list)")
 	targetEnv := flag.String("target-env", "", "-reference: KEY=VALUE[,KEY=VALUE] added to the targets' environment")
+	skipInstall := flag.Bool("skip-install", false, "-reference: use targets and references as already installed and built (a machine without their toolchains: hack/bench-bundle.sh)")
 	flag.Parse()
 	if *ref {
 		root, _ := os.Getwd()
@@ -43,7 +44,7 @@ func main() {
 			env = strings.Split(*targetEnv, ",")
 		}
 		if err := runReference(root, refOptions{rounds: *rounds, duration: *duration, conns: *conns, serverCPU: *serverCPU,
-			wrkCPU: *wrkCPU, only: regexp.MustCompile(*only), targetEnv: env}); err != nil {
+			wrkCPU: *wrkCPU, only: regexp.MustCompile(*only), targetEnv: env, skipInstall: *skipInstall}); err != nil {
 			fmt.Fprintln(os.Stderr, "pingtable:", err)
 			os.Exit(1)
 		}

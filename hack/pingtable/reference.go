@@ -53,6 +53,7 @@ type refOptions struct {
 	serverCPU, wrkCPU string
 	only              *regexp.Regexp
 	targetEnv         []string // extra environment for the targets (e.g. GODEBUG=multipathtcp=0)
+	skipInstall       bool     // targets installed and references built beforehand
 }
 
 func runReference(root string, o refOptions) error {
@@ -63,8 +64,10 @@ func runReference(root string, o refOptions) error {
 	var chosen []*preset.Preset
 	for _, p := range presets {
 		if _, ok := references[p.Name]; ok && o.only.MatchString(p.Name) {
-			if err := local.Install(context.Background(), root, p); err != nil {
-				return err
+			if !o.skipInstall {
+				if err := local.Install(context.Background(), root, p); err != nil {
+					return err
+				}
 			}
 			chosen = append(chosen, p)
 		}
@@ -142,7 +145,7 @@ func wrkReference(root string, p *preset.Preset, o refOptions) (float64, error) 
 		}
 		return out
 	}
-	if ref.build != nil {
+	if ref.build != nil && !o.skipInstall {
 		b := sub(ref.build)
 		cmd := exec.Command(b[0], b[1:]...)
 		cmd.Dir = dir

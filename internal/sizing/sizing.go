@@ -15,7 +15,9 @@ import (
 // per CPU architecture of the runners' nodes, as hack/bench-generator measures it (README,
 // "Sizing the load generator"). Unknown architectures use amd64's figure.
 var CostMicros = map[string]int64{
-	// 2-core x86 VM (shared), k6 1.8.1 pinned to one core: see the README for the runs.
+	// k6 1.8.1 on 8 cores of a quiet 16-core x86 VM, go-nethttp on 2 others: 206-233 µs at
+	// 10,000 req/s (a marginal 208 µs), 254-307 µs at 2,000/s where fixed costs weigh more
+	// (2026-11-25; README, "Sizing the load generator").
 	"amd64": 230,
 	// Not measured here (no arm64 machine): a Graviton vCPU is a whole core, an x86 vCPU a
 	// hyperthread, so amd64's figure is taken as an upper bound. Run hack/bench-generator
