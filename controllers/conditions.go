@@ -52,6 +52,9 @@ const (
 	ReasonTrialTimeout = "TrialTimeout"
 	// ReasonTargetDrift: a target's Deployment was deleted, scaled down or edited mid-run.
 	ReasonTargetDrift = "TargetChanged"
+	// ReasonDatabaseDrift: the run's PostgreSQL or PgBouncer went unready, or a pod of theirs
+	// was replaced or restarted, while a trial ran.
+	ReasonDatabaseDrift = "DatabaseChanged"
 	// ReasonAllRequestsFailed: every measured trial had 100% errors; the run is Failed
 	// (Complete=False with this reason): nothing a target served was measured.
 	ReasonAllRequestsFailed = "AllRequestsFailed"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,54 +111,14 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 
 	vars := map[string]string{"namespace": ns, "run": run.Name, "target": "go", "scenario": "ping",
 		"__rate_interval": "30s", "__interval": "5s"}
-	start, end := got.Status.StartedAt.Add(-time.Minute), time.Now()
-	all, err := dashboards.Load()
+	rep, err := dashboards.Check(ctx, papi, vars, got.Status.StartedAt.Add(-time.Minute), time.Now(), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	panels, queries := 0, 0
-	for _, d := range all {
-		// Each variable's label_values query offers the value the panels are tested with.
-		for _, v := range d.Templating.List {
-			if v.Type != "query" {
-				continue
-			}
-			sel, label, err := dashboards.LabelValues(v.QueryText())
-			if err != nil {
-				t.Fatal(err)
-			}
-			values, _, _, err := papi.LabelValues(ctx, label, []string{dashboards.Substitute(sel, vars)}, start, end)
-			if err != nil || !slices.Contains(values, model.LabelValue(vars[v.Name])) {
-				t.Errorf("%s: variable %s (%s) offers %v, not %q (err %v)", d.UID, v.Name, v.QueryText(), values, vars[v.Name], err)
-			}
-		}
-		panels += len(d.Leaves())
-		for _, q := range d.Queries() {
-			queries++
-			expr := dashboards.Substitute(q.Expr, vars)
-			if strings.Contains(expr, "$") {
-				t.Errorf("%s / %s / %s: a variable is left: %s", d.UID, q.Panel, q.RefID, expr)
-				continue
-			}
-			var n int
-			if q.Instant {
-				n = len(instant(expr))
-			} else {
-				v, _, _, err := papi.QueryRange(ctx, expr, promv1.Range{Start: start, End: end, Step: 5 * time.Second})
-				if err != nil {
-					t.Errorf("%s / %s / %s: %v\n%s", d.UID, q.Panel, q.RefID, err, expr)
-					continue
-				}
-				for _, s := range v.(model.Matrix) {
-					n += len(s.Values) + len(s.Histograms)
-				}
-			}
-			if n == 0 {
-				t.Errorf("%s / %s / %s returned no data:\n%s", d.UID, q.Panel, q.RefID, expr)
-			}
-		}
+	for _, p := range rep.Problems {
+		t.Error(p)
 	}
-	t.Logf("%d dashboards, %d panels, %d queries returned data", len(all), panels, queries)
+	t.Logf("%d dashboards, %d panels, %d queries returned data", rep.Dashboards, rep.Panels, rep.Queries)
 
 	// The run's series go with the run.
 	if err := env.Client.Delete(ctx, got); err != nil {

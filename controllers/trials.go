@@ -109,6 +109,14 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 		}
 		return ctrl.Result{}, err
 	}
+	if !t.Calibration && t.FinishedAt == nil {
+		if drift, err := r.databaseDrift(ctx, run, tr.GetCreationTimestamp().Time); err != nil || drift != "" {
+			if drift != "" {
+				return r.failTrialFor(s, t, ReasonDatabaseDrift, drift)
+			}
+			return ctrl.Result{}, err
+		}
+	}
 	st, err := specs.ReadTestRunStatus(tr)
 	if err != nil {
 		return ctrl.Result{}, err

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -19,6 +20,7 @@ type fitOptions struct {
 	scale       float64
 	overrides   local.Overrides
 	cpu, memory string
+	workers     int32
 }
 
 func newFitCmd() *cobra.Command {
@@ -27,11 +29,12 @@ func newFitCmd() *cobra.Command {
 		o          fitOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "fit -f FILE [--name N] [--scale F] [--warmup D] [--duration D] [--repetitions N] [--cpu Q] [--memory Q]",
+		Use:   "fit -f FILE [--name N] [--scale F] [--warmup D] [--duration D] [--repetitions N] [--cpu Q] [--memory Q] [--workers N]",
 		Short: "Print a BenchmarkRun shortened and scaled down for a small cluster, for kubectl apply",
 		Long: "fit reads one BenchmarkRun (validated as the API server would), shortens its load as\n" +
 			"run --local does (--scale, --warmup, --duration, --repetitions), caps every target's and\n" +
-			"load generator runner's CPU and memory (--cpu, --memory), and prints the result as YAML.\n" +
+			"load generator runner's CPU and memory (--cpu, --memory) and every target's workers\n" +
+			"(--workers), and prints the result as YAML.\n" +
 			"What changed is recorded in the annotations gauntlet.dev/scale, gauntlet.dev/overrides\n" +
 			"and gauntlet.dev/resources, so a figure measured from it is never taken for the seed's:\n" +
 			"  gauntlet fit -f config/samples/seed-000-smart-home.yaml --scale 0.05 --cpu 500m | kubectl apply -f -",
@@ -69,6 +72,7 @@ func newFitCmd() *cobra.Command {
 	f.Int32Var(&o.overrides.Repetitions, "repetitions", 0, "replace spec.load.repetitions")
 	f.StringVar(&o.cpu, "cpu", "", "the most CPU any target or runner container gets, e.g. 500m (requests equal limits)")
 	f.StringVar(&o.memory, "memory", "", "the most memory any target or runner container gets, e.g. 512Mi")
+	f.Int32Var(&o.workers, "workers", 0, "the most workers (processes, GOMAXPROCS) any target runs, e.g. 1 under a CPU cap below one core")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
 }
@@ -106,6 +110,13 @@ func fitRun(run *benchv1.BenchmarkRun, o fitOptions) error {
 	if notes[local.ResourcesAnnotation], err = local.CapResources(&run.Spec, cpu, memory); err != nil {
 		return err
 	}
+	workers, err := local.CapWorkers(&run.Spec, o.workers)
+	if err != nil {
+		return err
+	}
+	if workers != "" {
+		notes[local.ResourcesAnnotation] = strings.Trim(notes[local.ResourcesAnnotation]+","+workers, ",")
+	}
 	changed := false
 	for k, v := range notes {
 		if v == "" {
@@ -117,7 +128,7 @@ func fitRun(run *benchv1.BenchmarkRun, o fitOptions) error {
 		run.Annotations[k], changed = v, true
 	}
 	if !changed {
-		return errors.New("nothing to fit: give --scale, --warmup, --duration, --repetitions, --cpu or --memory")
+		return errors.New("nothing to fit: give --scale, --warmup, --duration, --repetitions, --cpu, --memory or --workers")
 	}
 	return nil
 }

@@ -97,10 +97,33 @@ func TestFitRefusesBadFlagsNamingThem(t *testing.T) {
 		"--memory":   {"--memory", "-1Gi"},
 		"--scale":    {"--scale", "-2"},
 		"--duration": {"--duration", "500ms"},
+		"--workers":  {"--workers", "-1"},
 	} {
 		_, err := fitSample(t, append([]string{"-f", file}, args...)...)
 		if err == nil || !strings.Contains(err.Error(), flag) {
 			t.Errorf("fit %v: error %v, want one naming %s", args, err, flag)
 		}
+	}
+}
+
+// --workers lowers the seed's eight workers to the cap and records it beside the CPU cap;
+// a target already at or under the cap keeps its own.
+func TestFitCapsWorkers(t *testing.T) {
+	file := filepath.Join("..", "..", "config", "samples", "seed-000-smart-home.yaml")
+	run, err := fitSample(t, "-f", file, "--cpu", "200m", "--workers", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range run.Spec.Targets {
+		if tg.Workers != 2 {
+			t.Errorf("target %s workers %d, want 2 (the seed's 8 capped)", tg.Name, tg.Workers)
+		}
+	}
+	if got := run.Annotations[local.ResourcesAnnotation]; got != "cpu<=200m,workers<=2" {
+		t.Errorf("%s = %q, want cpu<=200m,workers<=2", local.ResourcesAnnotation, got)
+	}
+	run, err = fitSample(t, "-f", file, "--workers", "16")
+	if err == nil || !strings.Contains(err.Error(), "nothing to fit") {
+		t.Errorf("a workers cap above the seed's 8: %v, %v; want nothing to fit", run, err)
 	}
 }

@@ -13,11 +13,12 @@ if lab_running; then
   echo "${LAB_KUBECONFIG}"
   exit 0
 fi
+# down.sh below reads iptables and containerd's state: the packages come first.
+"${HERE}/packages.sh"
 # A half-started or crashed lab: clear it first, so every start begins from nothing.
 "${HERE}/down.sh" >&2
 lab_claim_owner
 
-"${LAB_ROOT}/hack/apt.sh" containerd runc containernetworking-plugins umoci iptables nftables conntrack busybox-static curl jq
 "${HERE}/binaries.sh" core
 "${HERE}/pki.sh"
 mkdir -p "${LAB_RUN}" "${LAB_LOGS}" "${LAB_CONTAINERD_ROOT}" "${LAB_KUBELET_ROOT}"

@@ -59,3 +59,26 @@ func capQuantity(q **resource.Quantity, limit *resource.Quantity, def string) bo
 	*q = &l
 	return true
 }
+
+// CapWorkers lowers every target's workers above n to n, for a node whose CPU cap leaves
+// no room for the seed's processes (eight uvicorn workers in 200m start for a minute and
+// share the same fifth of a core). A target without workers runs one and is left alone.
+// It returns the change for the resources annotation ("workers<=N"), or "" when none.
+func CapWorkers(spec *benchv1.BenchmarkRunSpec, n int32) (string, error) {
+	if n == 0 {
+		return "", nil
+	}
+	if n < 0 {
+		return "", fmt.Errorf("--workers: %d must be positive", n)
+	}
+	lowered := false
+	for i := range spec.Targets {
+		if spec.Targets[i].Workers > n {
+			spec.Targets[i].Workers, lowered = n, true
+		}
+	}
+	if !lowered {
+		return "", nil
+	}
+	return fmt.Sprintf("workers<=%d", n), nil
+}

@@ -104,6 +104,8 @@ func TestBadValuesRefusedWithTheirPath(t *testing.T) {
 		{"empty k6 image", []string{"--set", "k6.image="}, []string{"/k6/image"}},
 		{"replicas without leader election", []string{"--set", "replicas=2", "--set", "leaderElection.enabled=false"},
 			[]string{"/leaderElection/enabled"}},
+		{"timeout not a duration", []string{"--set", "timeouts.targets=soon"}, []string{"/timeouts/targets"}},
+		{"unknown timeout", []string{"--set", "timeouts.trial=1m"}, []string{"/timeouts", "trial"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -144,6 +146,24 @@ func TestTemplateContents(t *testing.T) {
 		if !contains(args, want) {
 			t.Errorf("manager args %v lack %s", args, want)
 		}
+	}
+	for _, a := range args {
+		if strings.Contains(a, "-timeout=") {
+			t.Errorf("manager args carry %s with no timeouts set: the manager's defaults must stand", a)
+		}
+	}
+	timed, err := helm(t, "template", "gauntlet", chartDir, "--set", "timeouts.targets=2m", "--set", "timeouts.trialFinish=90s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	timedArgs := managerArgs(t, decode(t, timed))
+	for _, want := range []string{"--targets-timeout=2m", "--trial-finish-timeout=90s"} {
+		if !contains(timedArgs, want) {
+			t.Errorf("manager args %v lack %s", timedArgs, want)
+		}
+	}
+	if contains(timedArgs, "--database-timeout=") || strings.Contains(strings.Join(timedArgs, " "), "--verify-timeout") {
+		t.Errorf("manager args %v carry timeouts that were not set", timedArgs)
 	}
 
 	// With prometheus-operator: the ServiceMonitor keeps the rows' namespace label and

@@ -55,6 +55,10 @@ func (l *lab) testHelmInstall(t *testing.T) {
 		// k6-operator's starter and CloudNativePG's PostgreSQL default to registries out of reach.
 		"--set", "k6.starterImage=gauntlet.local/k6-starter:lab",
 		"--set", "postgres.image=gauntlet.local/postgresql:15",
+		// The drills wait this out (drills_test.go); every preset here starts within 14 s.
+		"--set", "timeouts.targets="+drillTargetsTimeout.String(),
+		// The lab's Prometheus reads the manager's metrics with its own token.
+		"--set", "metrics.readers[0].name=prometheus", "--set", "metrics.readers[0].namespace=monitoring",
 		"--wait", "--timeout", "5m")
 	t.Logf("helm install: manager Ready in %s", time.Since(start).Round(time.Second))
 	deps, err := l.client.AppsV1().Deployments(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{})
@@ -78,6 +82,14 @@ type seedCase struct {
 	file, name string
 	fit        []string
 	errors     []string // targets whose rows must show errors; every other row none
+	// restartManager deletes the manager's pod while a target's trial runs: the run must
+	// still succeed, and no TestRun may be created twice.
+	restartManager bool
+	// edit changes the fitted document before it is applied (what the lab adds, said there).
+	edit func(*unstructured.Unstructured)
+	// dashboards runs every dashboard's panels against the lab's Prometheus once the run
+	// succeeded, with the run's first target and scenario picked.
+	dashboards bool
 }
 
 // testSeed applies the fitted document, waits for Succeeded, and checks every row: measured,
@@ -92,9 +104,19 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 		t.Fatalf("gauntlet fit printed: %v\n%s", err, fitted)
 	}
 	u.SetNamespace(ns)
+	if sc.edit != nil {
+		sc.edit(&u)
+	}
+	var restart *managerRestart
+	if sc.restartManager {
+		restart = l.watchTestRuns(t, ns)
+	}
 	start := time.Now()
 	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(ctx(t, time.Minute), &u, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create BenchmarkRun: %v", err)
+	}
+	if restart != nil {
+		go l.restartManagerMidTrial(t, ns, sc.name, restart)
 	}
 	var run benchv1.BenchmarkRun
 	err := wait.PollUntilContextTimeout(ctx(t, 30*time.Minute), 5*time.Second, 25*time.Minute, true, func(c context.Context) (bool, error) {
@@ -113,6 +135,12 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 			conditions(run.Status.Conditions), l.command(t, l.kubectl(), "-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
 	}
 	checkRows(t, &run, sc.errors)
+	if restart != nil {
+		restart.check(t)
+	}
+	if sc.dashboards {
+		l.checkDashboards(t, &run)
+	}
 	if t.Failed() {
 		for _, tr := range run.Status.Trials {
 			t.Logf("trial %s %s: %s", tr.Name, tr.Phase, tr.Message)
@@ -174,6 +202,57 @@ var seedCases = []seedCase{{
 	// Seed 001's finding on a real PgBouncer that a real CloudNativePG deploys: pgx's and
 	// asyncpg's prepared statements fail behind transaction pooling, libpq's and pg's do not.
 	file: "config/samples/seed-001-rest-api.yaml", name: "seed-001-pgbouncer-transaction",
-	fit:    []string{"--scale", "0.1", "--warmup", "2s", "--duration", "30s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi"},
-	errors: []string{"go", "python"},
+	fit:            []string{"--scale", "0.1", "--warmup", "2s", "--duration", "30s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi"},
+	errors:         []string{"go", "python"},
+	restartManager: true,
+}, {
+	// Seed 000: Fastify against Starlette on the smart-home mix, open model. The lab prices
+	// the targets' pool (0.17 USD an hour, an example figure) so that the rows, and the
+	// dashboards' cost panel, carry a cost per million requests.
+	file: "config/samples/seed-000-smart-home.yaml", name: "seed-000-smart-home",
+	fit: []string{"--scale", "0.1", "--warmup", "2s", "--duration", "30s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi",
+		"--workers", "1"},
+	edit:       pricePool("amd", "0.17"),
+	dashboards: true,
+}, {
+	// Seed 004: FastAPI, Express and NestJS at a fixed arrival rate (50,000/s there, 100/s
+	// here). Its pools name Graviton and c7i instance types; the lab's one amd64 node carries
+	// neither, so they are pointed at the lab's labels (tolerations kept, as the seed has them).
+	file: "config/samples/seed-004-50k-rps.yaml", name: "seed-004-50k-rps",
+	fit: []string{"--scale", "0.002", "--warmup", "2s", "--duration", "30s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi",
+		"--workers", "1"},
+	edit: pointPools(map[string]map[string]any{
+		"c7g":     {"kubernetes.io/arch": "amd64"},
+		"loadgen": {"gauntlet.dev/pool": "loadgen"},
+	}),
 }}
+
+// pointPools replaces the node selectors of the named node pools of a fitted document.
+func pointPools(selectors map[string]map[string]any) func(*unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		pools, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodePools")
+		for i, p := range pools {
+			if m, ok := p.(map[string]any); ok {
+				if sel, ok := selectors[m["name"].(string)]; ok {
+					m["nodeSelector"] = sel
+					pools[i] = m
+				}
+			}
+		}
+		_ = unstructured.SetNestedSlice(u.Object, pools, "spec", "nodePools")
+	}
+}
+
+// pricePool sets hourlyPrice on the named node pool of a fitted document.
+func pricePool(name, price string) func(*unstructured.Unstructured) {
+	return func(u *unstructured.Unstructured) {
+		pools, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodePools")
+		for i, p := range pools {
+			if m, ok := p.(map[string]any); ok && m["name"] == name {
+				m["hourlyPrice"] = price
+				pools[i] = m
+			}
+		}
+		_ = unstructured.SetNestedSlice(u.Object, pools, "spec", "nodePools")
+	}
+}

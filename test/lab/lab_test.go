@@ -14,6 +14,7 @@ import (
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -23,6 +24,7 @@ const kubeVersion = "v1.37.2"
 // lab is what the subtests share: clients of the running lab and the repository root.
 type lab struct {
 	root   string
+	cfg    *rest.Config
 	client kubernetes.Interface
 	dyn    dynamic.Interface
 }
@@ -74,7 +76,7 @@ func TestLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lab{root: root, client: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}
+	l := &lab{root: root, cfg: cfg, client: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}
 	t.Run("node ready with both pools", l.testNode)
 	t.Run("restricted pod runs to completion", l.testRestrictedPod)
 	t.Run("preset targets pass gauntlet verify", l.testTargets)

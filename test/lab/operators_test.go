@@ -44,9 +44,30 @@ func (l *lab) fullTier(t *testing.T) {
 	if !t.Run("helm install of the chart", l.testHelmInstall) {
 		return
 	}
-	for _, sc := range seedCases {
-		t.Run("seed through the operators: "+sc.name, func(t *testing.T) { l.testSeed(t, sc) })
-	}
+	// The drills run beside the seeds: their runs load nothing a seed's figures are judged on
+	// (no node pool in common, 50m targets), and the tier stays within the hour.
+	t.Run("seeds and failure drills", func(t *testing.T) {
+		// The seeds one after another: together they would ask for more CPU than the node has.
+		t.Run("seeds", func(t *testing.T) {
+			t.Parallel()
+			for _, sc := range seedCases {
+				t.Run("through the operators: "+sc.name, func(t *testing.T) { l.testSeed(t, sc) })
+			}
+		})
+		t.Run("drill: an image that does not exist", func(t *testing.T) {
+			t.Parallel()
+			l.testTargetNeverAvailable(t, "drill-no-image", "name: ghost, image: gauntlet.local/does-not-exist:1, port: 8080", "",
+				"ghost", "gauntlet.local/does-not-exist:1")
+		})
+		t.Run("drill: a node pool that matches no node", func(t *testing.T) {
+			t.Parallel()
+			l.testTargetNeverAvailable(t, "drill-no-node", "name: go, preset: go-nethttp, nodePool: nowhere",
+				"  nodePools: [{name: nowhere, nodeSelector: {gauntlet.dev/pool: nowhere}}]\n",
+				"Unschedulable", "node affinity/selector")
+		})
+		t.Run("drill: a run deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDeleteMidTrial(t) })
+		t.Run("drill: the database's primary deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDatabaseLostMidTrial(t) })
+	})
 }
 
 func toUnstructured(t *testing.T, obj any) *unstructured.Unstructured {

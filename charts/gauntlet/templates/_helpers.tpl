@@ -65,6 +65,23 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --null-responder-image={{ .Values.generatorFloor.image | default (include "gauntlet.image" .) }}
 {{- end }}
 - --targets-dir=/targets
+{{- with .Values.timeouts }}
+{{- with .database }}
+- --database-timeout={{ . }}
+{{- end }}
+{{- with .targets }}
+- --targets-timeout={{ . }}
+{{- end }}
+{{- with .verify }}
+- --verify-timeout={{ . }}
+{{- end }}
+{{- with .trialStart }}
+- --trial-start-timeout={{ . }}
+{{- end }}
+{{- with .trialFinish }}
+- --trial-finish-timeout={{ . }}
+{{- end }}
+{{- end }}
 {{- range $preset, $image := .Values.presetImages }}
 - --image={{ $preset }}={{ $image }}
 {{- end }}
