@@ -360,9 +360,10 @@ func (l *lab) testDatabaseLostMidTrial(t *testing.T) {
 	if err := l.waitTargetTrial(c, ns, name); err != nil {
 		t.Fatalf("waiting for the trial: %v", err)
 	}
-	pods, err := l.client.CoreV1().Pods(ns).List(c, metav1.ListOptions{LabelSelector: "cnpg.io/cluster=" + cluster + ",!cnpg.io/jobRole"})
+	// The PgBouncer pods carry the cluster's label too: the primary by its role.
+	pods, err := l.client.CoreV1().Pods(ns).List(c, metav1.ListOptions{LabelSelector: "cnpg.io/cluster=" + cluster + ",cnpg.io/instanceRole=primary"})
 	if err != nil || len(pods.Items) != 1 {
-		t.Fatalf("the Cluster's instance pods: %v, %v; want one", pods, err)
+		t.Fatalf("the Cluster's primary pods: %v (%v); want one\n%s", err, podNames(pods), l.selectorDiagnostics(ns, "cnpg.io/cluster="+cluster))
 	}
 	primary := pods.Items[0].Name
 	if err := l.client.CoreV1().Pods(ns).Delete(c, primary, metav1.DeleteOptions{}); err != nil {
@@ -436,4 +437,14 @@ func (l *lab) waitTargetTrial(c context.Context, ns, name string) error {
 		}
 		return false, nil
 	})
+}
+
+func podNames(pods *corev1.PodList) []string {
+	var names []string
+	if pods != nil {
+		for _, p := range pods.Items {
+			names = append(names, p.Name)
+		}
+	}
+	return names
 }
