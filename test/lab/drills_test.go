@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -386,13 +387,23 @@ func (l *lab) testDatabaseLostMidTrial(t *testing.T) {
 	if run.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != "DatabaseChanged" || !strings.Contains(cond.Message, "database") {
 		t.Fatalf("phase %s, Complete %+v; want Failed, reason DatabaseChanged\n%s", run.Status.Phase, cond, conditions(run.Status.Conditions))
 	}
-	// The failed trial's load is stopped: no TestRun keeps loading.
+	// The failed trial's load is stopped: its TestRun, still loading, is deleted (the
+	// generator floor's, finished, is kept for debugging with --keep-finished-testruns).
+	var loading string
+	for _, tr := range run.Status.Trials {
+		if !tr.Calibration && tr.Phase == benchv1.TrialFailed {
+			loading = tr.TestRun
+		}
+	}
+	if loading == "" {
+		t.Fatalf("no failed target trial in status: %+v", run.Status.Trials)
+	}
 	err = wait.PollUntilContextTimeout(c, 2*time.Second, 2*time.Minute, true, func(c context.Context) (bool, error) {
-		trs, err := l.dyn.Resource(testRunGVR).Namespace(ns).List(c, metav1.ListOptions{})
-		return err == nil && len(trs.Items) == 0, nil
+		_, err := l.dyn.Resource(testRunGVR).Namespace(ns).Get(c, loading, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
 	})
 	if err != nil {
-		t.Errorf("the failed trial's TestRun is still there 2 minutes after the run failed")
+		t.Errorf("the failed trial's TestRun %s is still there 2 minutes after the run failed", loading)
 	}
 	// CloudNativePG brings the instance back on its volume.
 	err = wait.PollUntilContextTimeout(c, 3*time.Second, 4*time.Minute, true, func(c context.Context) (bool, error) {
