@@ -56,16 +56,7 @@ func TestDatabaseDriftFailsTheTrial(t *testing.T) {
 			ctx := context.Background()
 			run := pingRun("dbdrift-" + c.name)
 			run.Spec.Database = &benchv1.Database{ConnectVia: "pooler"}
-			hold := make(chan struct{})
-			defer close(hold)
-			fakes.script(run.Name, &k6Outcome{hold: hold})
-			if err := env.Client.Create(ctx, run); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
-			waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, func(r *benchv1.BenchmarkRun) bool {
-				return r.Status.Phase == benchv1.PhaseRunning && r.Status.Trials[0].MeasureStart != nil
-			})
+			startHeldTrial(t, run)
 			time.Sleep(1100 * time.Millisecond) // timestamps have whole seconds: after the TestRun's
 			if err := c.change(ctx, run); err != nil {
 				t.Fatal(err)

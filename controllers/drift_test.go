@@ -36,16 +36,7 @@ func TestTargetDriftFailsTheTrial(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			run := pingRun("drift-" + c.name)
-			hold := make(chan struct{})
-			defer close(hold)
-			fakes.script(run.Name, &k6Outcome{hold: hold})
-			if err := env.Client.Create(ctx, run); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
-			waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, func(r *benchv1.BenchmarkRun) bool {
-				return r.Status.Phase == benchv1.PhaseRunning && r.Status.Trials[0].MeasureStart != nil
-			})
+			startHeldTrial(t, run)
 			dep := &appsv1.Deployment{}
 			name := specs.TargetName(run, "go")
 			if err := env.Client.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, dep); err != nil {
@@ -70,4 +61,21 @@ func TestTargetDriftFailsTheTrial(t *testing.T) {
 			t.Log(cond.Message)
 		})
 	}
+}
+
+// startHeldTrial creates run with its k6 held in the measured window and waits until its
+// first trial runs; the hold is released, then the run deleted, when the test ends.
+func startHeldTrial(t *testing.T, run *benchv1.BenchmarkRun) {
+	t.Helper()
+	ctx := context.Background()
+	hold := make(chan struct{})
+	fakes.script(run.Name, &k6Outcome{hold: hold})
+	if err := env.Client.Create(ctx, run); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+	t.Cleanup(func() { close(hold) }) // cleanups run last-first: the hold goes before the run
+	waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, func(r *benchv1.BenchmarkRun) bool {
+		return r.Status.Phase == benchv1.PhaseRunning && r.Status.Trials[0].MeasureStart != nil
+	})
 }

@@ -208,41 +208,36 @@ func (l *lab) testDeleteMidTrial(t *testing.T) {
 	}
 }
 
-// leftIn lists what a run could have left in ns ("" when nothing).
+// leftBehind are the kinds a run creates, and the pods behind them.
+var leftBehind = []struct {
+	kind string
+	gvr  schema.GroupVersionResource
+}{
+	{"Deployment", schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}},
+	{"Service", schema.GroupVersionResource{Version: "v1", Resource: "services"}},
+	{"ConfigMap", schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}},
+	{"NetworkPolicy", schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}},
+	{"Pod", schema.GroupVersionResource{Version: "v1", Resource: "pods"}},
+	{"TestRun", testRunGVR},
+	{"Cluster", clusterGVR},
+	{"Pooler", poolerGVR},
+}
+
+// leftIn lists what a run could have left in ns ("" when nothing); a listing that fails
+// is named too, so an error never passes for a clean namespace.
 func (l *lab) leftIn(c context.Context, ns string) string {
 	var left []string
-	if l, err := l.client.AppsV1().Deployments(ns).List(c, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			left = append(left, "Deployment/"+o.Name)
+	for _, k := range leftBehind {
+		list, err := l.dyn.Resource(k.gvr).Namespace(ns).List(c, metav1.ListOptions{})
+		if err != nil {
+			left = append(left, fmt.Sprintf("%s (listing failed: %v)", k.kind, err))
+			continue
 		}
-	}
-	if l, err := l.client.CoreV1().Services(ns).List(c, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			left = append(left, "Service/"+o.Name)
-		}
-	}
-	if l, err := l.client.CoreV1().ConfigMaps(ns).List(c, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			if o.Name != "kube-root-ca.crt" { // every namespace's own
-				left = append(left, "ConfigMap/"+o.Name)
+		for _, o := range list.Items {
+			if k.kind == "ConfigMap" && o.GetName() == "kube-root-ca.crt" { // every namespace's own
+				continue
 			}
-		}
-	}
-	if l, err := l.client.NetworkingV1().NetworkPolicies(ns).List(c, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			left = append(left, "NetworkPolicy/"+o.Name)
-		}
-	}
-	if l, err := l.client.CoreV1().Pods(ns).List(c, metav1.ListOptions{}); err == nil {
-		for _, o := range l.Items {
-			left = append(left, "Pod/"+o.Name)
-		}
-	}
-	for kind, gvr := range map[string]schema.GroupVersionResource{"TestRun": testRunGVR, "Cluster": clusterGVR, "Pooler": poolerGVR} {
-		if l, err := l.dyn.Resource(gvr).Namespace(ns).List(c, metav1.ListOptions{}); err == nil {
-			for _, o := range l.Items {
-				left = append(left, kind+"/"+o.GetName())
-			}
+			left = append(left, k.kind+"/"+o.GetName())
 		}
 	}
 	return strings.Join(left, ", ")
