@@ -95,7 +95,13 @@ type BenchmarkRun struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
-	Spec   BenchmarkRunSpec   `json:"spec"`
+	Spec BenchmarkRunSpec `json:"spec"`
+
+	// A run the operator has not written yet reads observedGeneration 0 (the API server's
+	// default): kstatus, Flux's health check, reads a run without status as Current, and Flux
+	// checks right after it applies, before the operator's first pass.
+
+	// +kubebuilder:default={observedGeneration: 0}
 	Status BenchmarkRunStatus `json:"status,omitempty"`
 }
 

@@ -2,7 +2,7 @@
 # Builds the lab's images here (no Docker, no registry) and imports them into the lab's
 # containerd, named as the cluster's manifests ask for them. Each recipe runs the same
 # program and arguments as the Dockerfile it stands for, as the same non-root user.
-# Usage: hack/lab/images.sh GROUP...   (base, targets, gauntlet, operators; or an image name)
+# Usage: hack/lab/images.sh GROUP...   (base, targets, gauntlet, operators, flux; or an image name)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 source "${HERE}/env.sh"
@@ -276,6 +276,25 @@ img_postgresql() {
   cp "${bouncer}" "${d}/usr/bin/pgbouncer"
   rootfs_libs "${d}" "${bouncer}"
   image_commit "gauntlet.local/pgbouncer:${bouncer##*-}" "${d}" 998:998 / /usr/bin/pgbouncer ""
+}
+
+# --- Flux (test/lab/gitops_test.go), from hack/lab/flux.sh's build --------------------------
+# flux_image REF BINARY USER [ENV...]: as Flux's Dockerfiles lay them out (a CA bundle, the
+# binary in /usr/local/bin, uid 65534); kustomize-controller's tini, git and gnupg are left
+# out: the lab decrypts nothing, and Flux clones with go-git, not a git binary.
+flux_image() {
+  local ref="$1" bin="$2" user="$3" d="${IMAGES_WORK}/${1##*/}"
+  shift 3
+  rootfs_new "${d}"
+  mkdir -p "${d}/usr/local/bin"
+  cp "$("${HERE}/flux.sh")/${bin}" "${d}/usr/local/bin/${bin}"
+  rootfs_copy "${d}" /etc/ssl/certs/ca-certificates.crt
+  image_commit "${ref}" "${d}" "${user}" / "/usr/local/bin/${bin}" "" "$@"
+}
+img_flux() {
+  flux_image "gauntlet.local/flux-source-controller:${SOURCE_CONTROLLER_VERSION}" source-controller 65534:65534
+  flux_image "gauntlet.local/flux-kustomize-controller:${KUSTOMIZE_CONTROLLER_VERSION}" kustomize-controller 65534:65534 GNUPGHOME=/tmp
+  flux_image gauntlet.local/flux-gitserver:lab gitserver 65532:65532
 }
 
 for group in "$@"; do

@@ -7,3 +7,7 @@ COREDNS_VERSION="$(_ops_version github.com/coredns/coredns)"
 CNPG_VERSION="$(_ops_version github.com/cloudnative-pg/cloudnative-pg)"
 K6_OPERATOR_VERSION="$(_ops_version github.com/grafana/k6-operator)"
 PROMETHEUS_OPERATOR_VERSION="$(_ops_version github.com/prometheus-operator/prometheus-operator)"
+# Flux's controllers (the GitOps pipeline): pinned in hack/lab/flux/go.mod.
+_flux_mod="$(dirname "${BASH_SOURCE[0]}")/flux/go.mod"
+SOURCE_CONTROLLER_VERSION="$(awk '$1 == "github.com/fluxcd/source-controller" {print $2}' "${_flux_mod}")"
+KUSTOMIZE_CONTROLLER_VERSION="$(awk '$1 == "github.com/fluxcd/kustomize-controller" {print $2}' "${_flux_mod}")"
