@@ -97,7 +97,7 @@ lab-down: ## Stop the lab and remove everything it made (caches in bin/lab and .
 lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three operators' (labfull).
 	hack/lab/packages.sh
 	hack/lab/binaries.sh
-	go test -count=1 -tags lab,labfull -timeout 40m -v ./test/lab/
+	go test -count=1 -tags lab,labfull -timeout 60m -v ./test/lab/
 
 lab-test-core: ## The lab tier without the operators: node, restricted pod, targets, clean teardown.
 	hack/lab/packages.sh
