@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -74,15 +75,6 @@ func (l *lab) getRun(c context.Context, ns, name string) (*benchv1.BenchmarkRun,
 	return &run, runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &run)
 }
 
-func condition(run *benchv1.BenchmarkRun, typ string) *metav1.Condition {
-	for i := range run.Status.Conditions {
-		if run.Status.Conditions[i].Type == typ {
-			return &run.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // testTargetNeverAvailable: a run whose target cannot start says why while it waits, in
 // the kubelet's or the scheduler's words (want), then fails at the chart's targets timeout
 // with TargetsReady=False, reason TargetsTimeout, and the same words: never an endless
@@ -110,7 +102,7 @@ func (l *lab) testTargetNeverAvailable(t *testing.T, name, target, extra string,
 				return false, nil
 			}
 			run = got
-			if cond := condition(run, benchv1.ConditionTargetsReady); saidWhy == 0 && cond != nil && says(cond.Message) {
+			if cond := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionTargetsReady); saidWhy == 0 && cond != nil && says(cond.Message) {
 				saidWhy = time.Since(start)
 			}
 			return run.Status.Phase == benchv1.PhaseFailed || run.Status.Phase == benchv1.PhaseSucceeded, nil
@@ -120,7 +112,7 @@ func (l *lab) testTargetNeverAvailable(t *testing.T, name, target, extra string,
 	}
 	took := time.Since(start)
 	t.Logf("%s: %s after %s; the waiting condition named the cause after %s", name, run.Status.Phase, took.Round(time.Second), saidWhy.Round(time.Second))
-	cond := condition(run, benchv1.ConditionTargetsReady)
+	cond := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionTargetsReady)
 	if run.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != "TargetsTimeout" {
 		t.Fatalf("phase %s, TargetsReady %+v; want Failed with TargetsReady=False, reason TargetsTimeout\n%s", run.Status.Phase, cond, conditions(run.Status.Conditions))
 	}
@@ -133,10 +125,10 @@ func (l *lab) testTargetNeverAvailable(t *testing.T, name, target, extra string,
 	if took < drillTargetsTimeout {
 		t.Errorf("failed after %s, before the targets timeout of %s", took, drillTargetsTimeout)
 	}
-	if ready := condition(run, benchv1.ConditionReady); ready == nil || ready.Status != metav1.ConditionFalse {
+	if ready := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionReady); ready == nil || ready.Status != metav1.ConditionFalse {
 		t.Errorf("Ready condition %+v, want False on a failed run", ready)
 	}
-	if stalled := condition(run, benchv1.ConditionStalled); stalled == nil || stalled.Status != metav1.ConditionTrue {
+	if stalled := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionStalled); stalled == nil || stalled.Status != metav1.ConditionTrue {
 		t.Errorf("Stalled condition %+v, want True on a failed run", stalled)
 	}
 }
@@ -377,7 +369,7 @@ func (l *lab) testDatabaseLostMidTrial(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the run did not end within 3 minutes of the primary's deletion: %v; last status %+v", err, run)
 	}
-	cond := condition(run, benchv1.ConditionComplete)
+	cond := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete)
 	t.Logf("primary %s deleted: run %s after %s: %+v", primary, run.Status.Phase, time.Since(start).Round(time.Second), cond)
 	if run.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != "DatabaseChanged" || !strings.Contains(cond.Message, "database") {
 		t.Fatalf("phase %s, Complete %+v; want Failed, reason DatabaseChanged\n%s", run.Status.Phase, cond, conditions(run.Status.Conditions))

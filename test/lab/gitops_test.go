@@ -13,9 +13,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -215,22 +217,16 @@ func (l *lab) fluxReady(c context.Context, gvr schema.GroupVersionResource, name
 	if err != nil {
 		return metav1.Condition{}, err
 	}
-	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == "Ready" {
-			var cond metav1.Condition
-			cond.Type, _ = m["type"].(string)
-			s, _ := m["status"].(string)
-			cond.Status = metav1.ConditionStatus(s)
-			cond.Reason, _ = m["reason"].(string)
-			cond.Message, _ = m["message"].(string)
-			if at, _ := m["lastTransitionTime"].(string); at != "" {
-				parsed, _ := time.Parse(time.RFC3339, at)
-				cond.LastTransitionTime = metav1.NewTime(parsed)
-			}
-			return cond, nil
+	var st struct {
+		Conditions []metav1.Condition `json:"conditions"`
+	}
+	if status, ok := u.Object["status"].(map[string]any); ok {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(status, &st); err != nil {
+			return metav1.Condition{}, err
 		}
+	}
+	if cond := meta.FindStatusCondition(st.Conditions, "Ready"); cond != nil {
+		return *cond, nil
 	}
 	return metav1.Condition{}, nil
 }
@@ -313,7 +309,7 @@ func (l *lab) checkNotReadyOnFailure(t *testing.T, ns, name string) {
 	if err != nil || run == nil {
 		t.Fatalf("%v; Kustomization Ready %+v; run %v\n%s", err, ready, runSummary(run), l.fluxDiagnostics(t))
 	}
-	stalled := condition(run, benchv1.ConditionStalled)
+	stalled := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionStalled)
 	t.Logf("Kustomization Ready=False after %s: %s; run %s, Stalled: %+v", time.Since(start).Round(time.Second), ready.Message, run.Status.Phase, stalled)
 	if run.Status.Phase != benchv1.PhaseFailed || stalled == nil || stalled.Status != metav1.ConditionTrue {
 		t.Fatalf("the run %s, Stalled %+v: want Failed and Stalled", run.Status.Phase, stalled)
