@@ -212,7 +212,7 @@ var seedCases = []seedCase{{
 	file: "config/samples/seed-000-smart-home.yaml", name: "seed-000-smart-home",
 	fit: []string{"--scale", "0.1", "--warmup", "2s", "--duration", "30s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi",
 		"--workers", "1"},
-	edit:       pricePool("amd", "0.17"),
+	edit:       setPools(map[string]map[string]any{"amd": {"hourlyPrice": "0.17"}}),
 	dashboards: true,
 }, {
 	// Seed 004: FastAPI, Express and NestJS at a fixed arrival rate (50,000/s there, 100/s
@@ -221,35 +221,22 @@ var seedCases = []seedCase{{
 	file: "config/samples/seed-004-50k-rps.yaml", name: "seed-004-50k-rps",
 	fit: []string{"--scale", "0.002", "--warmup", "2s", "--duration", "30s", "--repetitions", "1", "--cpu", "200m", "--memory", "512Mi",
 		"--workers", "1"},
-	edit: pointPools(map[string]map[string]any{
-		"c7g":     {"kubernetes.io/arch": "amd64"},
-		"loadgen": {"gauntlet.dev/pool": "loadgen"},
+	edit: setPools(map[string]map[string]any{
+		"c7g":     {"nodeSelector": map[string]any{"kubernetes.io/arch": "amd64"}},
+		"loadgen": {"nodeSelector": map[string]any{"gauntlet.dev/pool": "loadgen"}},
 	}),
 }}
 
-// pointPools replaces the node selectors of the named node pools of a fitted document.
-func pointPools(selectors map[string]map[string]any) func(*unstructured.Unstructured) {
+// setPools sets fields on the named node pools of a fitted document (pool name: field: value).
+func setPools(fields map[string]map[string]any) func(*unstructured.Unstructured) {
 	return func(u *unstructured.Unstructured) {
 		pools, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodePools")
 		for i, p := range pools {
 			if m, ok := p.(map[string]any); ok {
-				if sel, ok := selectors[m["name"].(string)]; ok {
-					m["nodeSelector"] = sel
-					pools[i] = m
+				name, _ := m["name"].(string)
+				for k, v := range fields[name] {
+					m[k] = v
 				}
-			}
-		}
-		_ = unstructured.SetNestedSlice(u.Object, pools, "spec", "nodePools")
-	}
-}
-
-// pricePool sets hourlyPrice on the named node pool of a fitted document.
-func pricePool(name, price string) func(*unstructured.Unstructured) {
-	return func(u *unstructured.Unstructured) {
-		pools, _, _ := unstructured.NestedSlice(u.Object, "spec", "nodePools")
-		for i, p := range pools {
-			if m, ok := p.(map[string]any); ok && m["name"] == name {
-				m["hourlyPrice"] = price
 				pools[i] = m
 			}
 		}
