@@ -55,15 +55,20 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	hack/kube-schemas.sh >/dev/null
 
 # The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
-# runs alone after the others, so its rows are not judged while envtest shares the 2 cores.
+# runs alone after the others, so its rows are not judged while envtest shares the 2 cores
+# (the lab's background build runs at SCHED_IDLE: it gets only the CPU the tiers leave).
 test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end, samples.
+	# The lab's binaries build at idle priority while the other tiers run (hack/lab/prebuild.sh);
+	# a tier that fails stops them.
+	hack/lab/prebuild.sh start
+	trap 'hack/lab/prebuild.sh stop' EXIT; set -e; \
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
-	  $$(go list ./... | grep -v '/test/local$$')
-	# Argo CD's health code pins other Kubernetes libraries: its test is a module of its own.
-	cd test/argocd && go vet ./... && go test -count=1 ./...
-	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local
-	# The lab tier last, alone: a real single-node Kubernetes with CloudNativePG, k6-operator and
-	# Prometheus, started and stopped by the test (docs/lab.md).
+	  $$(go list ./... | grep -v '/test/local$$'); \
+	: "Argo CD's health code pins other Kubernetes libraries: its test is a module of its own."; \
+	(cd test/argocd && go vet ./... && go test -count=1 ./...); \
+	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local; \
+	: "The lab tier last, alone: a real single-node Kubernetes with CloudNativePG, k6-operator and"; \
+	: "Prometheus, started and stopped by the test (docs/lab.md)."; \
 	$(MAKE) --no-print-directory lab-test
 
 demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
@@ -95,6 +100,7 @@ lab-down: ## Stop the lab and remove everything it made (caches in bin/lab and .
 	hack/lab/down.sh
 
 lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three operators' (labfull).
+	hack/lab/prebuild.sh wait
 	hack/lab/packages.sh
 	hack/lab/binaries.sh
 	go test -count=1 -tags lab,labfull -timeout 60m -v ./test/lab/

@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -77,6 +79,34 @@ func (r *BenchmarkRunReconciler) nullResponder(ctx context.Context, s *scope) (s
 		return "", nil
 	}
 	return fmt.Sprintf("null responder (%d/1 available%s)", dep.Status.AvailableReplicas, r.deploymentWaiting(ctx, dep)), nil
+}
+
+// removeNullResponder deletes the null responder once no calibration trial remains (before
+// the next trial starts). Its Guaranteed CPU (as much as the pool's largest target, up to a
+// core) would otherwise stay reserved on the targets' pool for the rest of the run, where
+// the targets' trials and their runners need it: on a small pool their pods stayed Pending
+// behind it.
+func (r *BenchmarkRunReconciler) removeNullResponder(ctx context.Context, s *scope) error {
+	run := s.run
+	name := specs.NullResponderName(run, calibrationPool(run))
+	dep := &appsv1.Deployment{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, dep); err != nil {
+		return client.IgnoreNotFound(err) // none: calibration off, or removed already
+	}
+	if dep.DeletionTimestamp != nil || !ownedBy(dep, run) {
+		return nil
+	}
+	cpu := dep.Spec.Template.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU]
+	// The Service first: a pass cut short between the two finds the Deployment and goes on.
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: run.Namespace, Name: name}}
+	for _, o := range []client.Object{svc, dep} {
+		if err := r.Delete(ctx, o, client.PropagationPolicy("Background")); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("deleting the null responder %s: %w", name, err)
+		}
+	}
+	r.Recorder.Eventf(run, nil, "Normal", ReasonNullResponderRemoved, "Delete",
+		"calibration done: null responder %s deleted, its %s of CPU back to the pool", name, cpu.String())
+	return nil
 }
 
 // trialBaseURL is where a trial sends its load: the target's Service, or the null

@@ -13,8 +13,11 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -92,6 +95,17 @@ func TestGeneratorFloorInTheCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+	// The null responder, seen while calibration runs (it is deleted once calibration is over).
+	nullKey := client.ObjectKey{Namespace: ns, Name: specs.NullResponderName(run, "")}
+	dep := &appsv1.Deployment{}
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(c context.Context) (bool, error) {
+		return env.Client.Get(c, nullKey, dep) == nil, nil
+	}); err != nil {
+		t.Fatalf("null responder Deployment never seen: %v", err)
+	}
+	if c := dep.Spec.Template.Spec.Containers[0]; c.Image != floorImage || !slices.Contains(c.Command, "null-responder") {
+		t.Errorf("null responder container %s %v", c.Image, c.Command)
+	}
 	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 150*time.Second, finished)
 	if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Trials) != 3 || len(got.Status.Results) != 2 {
 		t.Fatalf("phase %s, trials %+v, results %+v, conditions %+v", got.Status.Phase, got.Status.Trials, got.Status.Results, got.Status.Conditions)
@@ -102,16 +116,25 @@ func TestGeneratorFloorInTheCluster(t *testing.T) {
 		t.Fatalf("first trial %+v: want the succeeded calibration trial against the null responder", floor)
 	}
 
-	// The null responder ran on the first target's pool, from the configured image.
-	dep := &appsv1.Deployment{}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: specs.NullResponderName(got, "")}, dep); err != nil {
-		t.Fatalf("null responder Deployment: %v", err)
+	// Calibration over, the null responder is gone while the run still exists: its CPU went
+	// back to the targets' pool for their trials (one event says so).
+	for _, o := range []client.Object{&appsv1.Deployment{}, &corev1.Service{}} {
+		if err := env.Client.Get(ctx, nullKey, o); !apierrors.IsNotFound(err) {
+			t.Errorf("null responder %T after calibration: %v, want it deleted", o, err)
+		}
 	}
-	if c := dep.Spec.Template.Spec.Containers[0]; c.Image != floorImage || !slices.Contains(c.Command, "null-responder") {
-		t.Errorf("null responder container %s %v", c.Image, c.Command)
+	events := &eventsv1.EventList{}
+	if err := env.Client.List(ctx, events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
 	}
-	if err := env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: specs.NullResponderName(got, "")}, &corev1.Service{}); err != nil {
-		t.Errorf("null responder Service: %v", err)
+	removed := 0
+	for _, e := range events.Items {
+		if e.Reason == ReasonNullResponderRemoved && e.Regarding.Name == run.Name {
+			removed++
+		}
+	}
+	if removed != 1 {
+		t.Errorf("%d %s events, want 1", removed, ReasonNullResponderRemoved)
 	}
 
 	for _, row := range got.Status.Results {

@@ -69,6 +69,9 @@ const (
 	// measured (events only; the run goes on without it).
 	ReasonCalibrationSkipped = "CalibrationSkipped"
 	ReasonCalibrationFailed  = "CalibrationFailed"
+	// ReasonNullResponderRemoved: calibration is over and the null responder is deleted
+	// (an event).
+	ReasonNullResponderRemoved = "NullResponderRemoved"
 )
 
 func setCondition(run *benchv1.BenchmarkRun, t string, status metav1.ConditionStatus, reason, msg string) {

@@ -75,6 +75,8 @@ func (l *lab) testFluxPipeline(t *testing.T) {
 	start := time.Now()
 	l.command(t, "hack/lab/flux-install.sh")
 	t.Logf("Flux installed in %s", time.Since(start).Round(time.Second))
+	// Registered first, so it runs last: after the Kustomizations' deletions (applyFlux).
+	t.Cleanup(func() { l.stopFlux(t) })
 
 	pass, fail := l.restrictedNamespace(t, "gitops-pass"), l.restrictedNamespace(t, "gitops-fail")
 	// Small enough to run beside a seed (drillDoc's sizes), 20 s of load.
@@ -125,6 +127,36 @@ spec:
 	// the second only reads where its Kustomization ended.
 	t.Run("a run that succeeds", func(t *testing.T) { l.checkReadyOnSuccess(t, pass, passRun.GetName()) })
 	t.Run("a run that fails", func(t *testing.T) { l.checkNotReadyOnFailure(t, fail, failRun.GetName()) })
+}
+
+// stopFlux scales Flux's controllers and the Git server to nothing once the Kustomizations
+// are gone (their finalizers need kustomize-controller): the seeds after this subtest get
+// back the 160m of CPU the controllers request, on a node where a trial's runner needs 200m.
+func (l *lab) stopFlux(t *testing.T) {
+	c := ctx(t, 3*time.Minute)
+	err := wait.PollUntilContextCancel(c, 2*time.Second, true, func(c context.Context) (bool, error) {
+		ks, err := l.dyn.Resource(kustomizationGVR).Namespace(fluxNamespace).List(c, metav1.ListOptions{})
+		return err == nil && len(ks.Items) == 0, nil
+	})
+	if err != nil {
+		t.Errorf("Kustomizations still there after their deletion: %v", err)
+		return
+	}
+	deps, err := l.client.AppsV1().Deployments(fluxNamespace).List(c, metav1.ListOptions{})
+	if err != nil {
+		t.Errorf("Flux's Deployments: %v", err)
+		return
+	}
+	for _, d := range deps.Items {
+		scale, err := l.client.AppsV1().Deployments(fluxNamespace).GetScale(c, d.Name, metav1.GetOptions{})
+		if err == nil {
+			scale.Spec.Replicas = 0
+			_, err = l.client.AppsV1().Deployments(fluxNamespace).UpdateScale(c, d.Name, scale, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			t.Errorf("scaling %s to 0: %v", d.Name, err)
+		}
+	}
 }
 
 // serveRepository runs the lab's Git server in flux-system with files (path: document)
