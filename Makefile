@@ -56,7 +56,7 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 
 # The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
 # runs alone after the others, so its rows are not judged while envtest shares the 2 cores
-# (the lab's background build runs at SCHED_IDLE: it gets only the CPU the tiers leave).
+# (the lab's background build, at SCHED_IDLE beside the envtest tier, is paused for it).
 test: deps lint verify-generated ## Every test tier: unit, envtest, targets, local end to end, samples.
 	# The lab's binaries build at idle priority while the other tiers run (hack/lab/prebuild.sh);
 	# a tier that fails stops them.
@@ -66,6 +66,7 @@ test: deps lint verify-generated ## Every test tier: unit, envtest, targets, loc
 	  $$(go list ./... | grep -v '/test/local$$'); \
 	: "Argo CD's health code pins other Kubernetes libraries: its test is a module of its own."; \
 	(cd test/argocd && go vet ./... && go test -count=1 ./...); \
+	hack/lab/prebuild.sh pause; \
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local; \
 	: "The lab tier last, alone: a real single-node Kubernetes with CloudNativePG, k6-operator and"; \
 	: "Prometheus, started and stopped by the test (docs/lab.md)."; \

@@ -3,10 +3,14 @@
 # operators, Flux) install in the background at idle priority while the envtest and local
 # tiers run, and lab-test finds them cached. Built in sequence after those tiers, they were
 # about a quarter of a cold `make test`; at SCHED_IDLE they take only the CPU the tiers leave.
-# Usage: hack/lab/prebuild.sh start|wait|stop
+# Usage: hack/lab/prebuild.sh start|pause|wait|stop
 #   start  begins the build in its own process group (a second start while one runs: no-op)
-#   wait   waits for it and says how it went; a failed build is reported, not fatal: lab-test
-#          runs the same scripts again in the foreground, where the error shows in full
+#   pause  stops it (SIGSTOP) while the local tier measures: even at idle priority a build
+#          beside it shares the caches and memory, and a capacity search near its knee and
+#          seed 001's sample failed that way (a cold make test, 2026-11-25)
+#   wait   resumes it, waits for it and says how it went; a failed build is reported, not
+#          fatal: lab-test runs the same scripts again in the foreground, where the error
+#          shows in full (a download cut while paused fails that way too)
 #   stop   ends it (make test's exit trap: a tier failed, nothing will need the lab)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -29,8 +33,12 @@ start)
   echo $! > "${PID}"
   echo "hack/lab/prebuild.sh: the lab's binaries build in the background (log: ${LOG#"${ROOT}/"})"
   ;;
+pause)
+  if running; then kill -STOP -- "-$(cat "${PID}")" 2>/dev/null || true; fi
+  ;;
 wait)
   [[ -f "${PID}" ]] || exit 0
+  if running; then kill -CONT -- "-$(cat "${PID}")" 2>/dev/null || true; fi
   waited=$(date +%s)
   while running; do sleep 2; done
   rm -f "${PID}"
@@ -44,11 +52,14 @@ wait)
   fi
   ;;
 stop)
-  if running; then kill -TERM -- "-$(cat "${PID}")" 2>/dev/null || true; fi
+  if running; then
+    kill -TERM -- "-$(cat "${PID}")" 2>/dev/null || true
+    kill -CONT -- "-$(cat "${PID}")" 2>/dev/null || true # a paused group acts on TERM only once resumed
+  fi
   rm -f "${PID}"
   ;;
 *)
-  echo "usage: hack/lab/prebuild.sh start|wait|stop" >&2
+  echo "usage: hack/lab/prebuild.sh start|pause|wait|stop" >&2
   exit 2
   ;;
 esac
