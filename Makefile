@@ -69,8 +69,9 @@ test: deps lint verify-generated ## Every test tier: unit, envtest, targets, loc
 	hack/lab/prebuild.sh pause; \
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local; \
 	: "The lab tier last, alone: a real single-node Kubernetes with CloudNativePG, k6-operator and"; \
-	: "Prometheus, started and stopped by the test (docs/lab.md)."; \
-	$(MAKE) --no-print-directory lab-test
+	: "Prometheus, started and stopped by the test (docs/lab.md). Plain make, not the MAKE variable:"; \
+	: "make -n runs every line that names it, and this line is the whole recipe."; \
+	make --no-print-directory lab-test
 
 demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
 	hack/k6.sh >/dev/null
