@@ -65,10 +65,8 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 				fmt.Sprintf("trials %s; waiting for TestRun %s of a failed trial to stop", results.Progress(run.Status.Trials), strings.Join(stopping, ", ")))
 			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
 		}
-		if !calibrationPending(run) {
-			if err := r.removeNullResponder(ctx, s); err != nil {
-				return ctrl.Result{}, err
-			}
+		if err := r.removeNullResponder(ctx, s); err != nil {
+			return ctrl.Result{}, err
 		}
 		return r.startTrial(ctx, s, t)
 	}

@@ -5,7 +5,8 @@
 #   core:      kube-apiserver and etcd (envtest's), kubelet, kube-controller-manager,
 #              kube-scheduler, kube-proxy, kubectl, CoreDNS: what make lab-up needs
 #   operators: CloudNativePG, k6-operator, prometheus-operator and its config reloader
-#              (hack/lab/ops.sh builds them with CoreDNS)
+#              (hack/lab/ops.sh builds them with CoreDNS), and Flux's two controllers with
+#              the lab's Git server (hack/lab/flux.sh)
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 source "${HERE}/versions.sh"
@@ -16,3 +17,6 @@ if [[ "${what}" == core || "${what}" == all ]]; then
 fi
 # CoreDNS (core) and the operators come from one go build: asking for either builds both.
 "${HERE}/ops.sh" >/dev/null
+if [[ "${what}" == operators || "${what}" == all ]]; then
+  "${HERE}/flux.sh" >/dev/null
+fi

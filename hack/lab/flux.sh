@@ -2,8 +2,8 @@
 # Builds Flux's source-controller and kustomize-controller, and the lab's Git server, from
 # the module hack/lab/flux in one go build (their common dependencies compile once; static,
 # as Flux's images ship them). Cached in bin/lab/flux/<key>/, keyed by the module's files
-# (idempotent: warm, a second). The lab tier starts it in the background while the seeds run
-# (test/lab/gitops_test.go).
+# (idempotent: warm, a second). hack/lab/binaries.sh runs it (in make test, in the
+# background of the other tiers: hack/lab/prebuild.sh).
 # Usage: hack/lab/flux.sh  -> prints the directory.
 set -euo pipefail
 source "$(dirname "$0")/gomod-build.sh"

@@ -28,7 +28,7 @@ start)
   date +%s > "${DIR}/started"
   # setsid: one process group to stop; chrt --idle: runs only when no test wants the CPU.
   setsid chrt --idle 0 nice -n 19 bash -c '
-    "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh" && "$1/hack/lab/flux.sh"
+    "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh"
     echo $? > "$2/status"' prebuild "${ROOT}" "${DIR}" > "${LOG}" 2>&1 < /dev/null &
   echo $! > "${PID}"
   echo "hack/lab/prebuild.sh: the lab's binaries build in the background (log: ${LOG#"${ROOT}/"})"

@@ -33,40 +33,6 @@ var (
 
 const fluxNamespace = "flux-system"
 
-// background is a hack/ script running beside the tests, at a low CPU priority.
-type background struct {
-	done chan struct{}
-	out  []byte
-	err  error
-	took time.Duration
-}
-
-// startBackground runs script (relative to the repository root) under nice -n 10: Flux's
-// binaries compile while the operators install and the seeds run, not before them.
-func (l *lab) startBackground(script string) *background {
-	b := &background{done: make(chan struct{})}
-	cmd := exec.Command("nice", "-n", "10", filepath.Join(l.root, script))
-	cmd.Dir = l.root
-	start := time.Now()
-	go func() {
-		defer close(b.done)
-		b.out, b.err = cmd.CombinedOutput()
-		b.took = time.Since(start)
-	}()
-	return b
-}
-
-// wait fails the test if the script failed; it logs how long the script took.
-func (b *background) wait(t *testing.T, what string) {
-	t.Helper()
-	start := time.Now()
-	<-b.done
-	if b.err != nil {
-		t.Fatalf("%s: %v\n%s", what, b.err, tail(string(b.out), 40))
-	}
-	t.Logf("%s took %s (waited %s for it)", what, b.took.Round(time.Second), time.Since(start).Round(time.Second))
-}
-
 // testFluxPipeline: Flux's source-controller and kustomize-controller, built from their
 // modules, apply BenchmarkRuns from a Git repository served in the lab, and their health
 // checks wait on the runs: the Kustomization is Ready only once its run has Succeeded, and

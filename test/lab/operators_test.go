@@ -34,9 +34,6 @@ var (
 
 // fullTier: the checks against the three real operators (make lab-test).
 func (l *lab) fullTier(t *testing.T) {
-	// Flux's binaries compile in the background, low priority, while the operators install
-	// and the seeds run: built before them, they would add their build to the tier's hour.
-	flux := l.startBackground("hack/lab/flux.sh")
 	install := exec.Command(filepath.Join(l.root, "hack/lab/operators.sh"))
 	install.Dir = l.root
 	if out, err := install.CombinedOutput(); err != nil {
@@ -72,7 +69,6 @@ func (l *lab) fullTier(t *testing.T) {
 		t.Run("drill: the database's primary deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDatabaseLostMidTrial(t) })
 		t.Run("GitOps: Flux applies runs from Git and waits on them", func(t *testing.T) {
 			t.Parallel()
-			flux.wait(t, "hack/lab/flux.sh")
 			l.testFluxPipeline(t)
 		})
 	})
