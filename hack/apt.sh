@@ -9,6 +9,18 @@ for pkg in "$@"; do
 done
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
+# make test's background build (hack/lab/prebuild.sh) installs beside deps: one apt at a time,
+# and the second finds what the first installed.
+source "$(cd "$(dirname "$0")" && pwd)/lock.sh"
+hold_lock apt
+still=()
+for pkg in "${missing[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null || true)
+  [[ "${status}" == "install ok installed" ]] || still+=("${pkg}")
+done
+[[ ${#still[@]} -eq 0 ]] && exit 0
+missing=("${still[@]}")
+
 sudo=""
 [[ $(id -u) -eq 0 ]] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive

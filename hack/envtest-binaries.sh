@@ -13,7 +13,15 @@ WORK="${ROOT}/.cache/envtest-build"
 # every package compiled here.
 export CGO_ENABLED=0
 
-if [[ -x "${OUT}/kube-apiserver" && -x "${OUT}/etcd" ]]; then
+built() { [[ -x "${OUT}/kube-apiserver" && -x "${OUT}/etcd" ]]; }
+if built; then
+  echo "${OUT}"
+  exit 0
+fi
+# The scratch module is hack/lab/k8s.sh's too: one build in it at a time.
+source "${ROOT}/hack/lock.sh"
+hold_lock k8s-build
+if built; then
   echo "${OUT}"
   exit 0
 fi

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
-# make test: the lab's Debian packages and binaries (the kubelet and its companions, the
-# operators, Flux) install in the background at idle priority while the envtest and local
-# tiers run, and lab-test finds them cached. Built in sequence after those tiers, they were
-# about a quarter of a cold `make test`; at SCHED_IDLE they take only the CPU the tiers leave.
-# Usage: hack/lab/prebuild.sh start|pause|wait|stop
-#   start  begins the build in its own process group (a second start while one runs: no-op)
-#   pause  stops it (SIGSTOP) while the local tier measures: even at idle priority a build
-#          beside it shares the caches and memory, and a capacity search near its knee and
-#          seed 001's sample failed that way (a cold make test, 2026-11-25)
-#   wait   resumes it, waits for it and says how it went; a failed build is reported, not
-#          fatal: lab-test runs the same scripts again in the foreground, where the error
-#          shows in full (a download cut while paused fails that way too)
-#   stop   ends it (make test's exit trap: a tier failed, nothing will need the lab)
+# make test: what the lab tier needs (its Debian packages, the kubelet and its companions, the
+# operators) builds in the background at idle priority from make test's first step, beside
+# deps and the envtest tier; then, while the lab tier runs, Flux (only its GitOps subtest
+# needs it) and, with `argocd`, the Argo CD module's test (make test runs it last). Built in
+# sequence after the other tiers, the lab's binaries were about a quarter of a cold make test;
+# at SCHED_IDLE they take only the CPU the tiers leave.
+# Usage: hack/lab/prebuild.sh start [argocd]|pause|wait|wait-all|running|stop
+#   start     begins the build in its own process group (a second start while one runs: no-op)
+#   pause     stops it (SIGSTOP) while the local tier measures: even at idle priority a build
+#             beside it shares the caches and memory, and a capacity search near its knee and
+#             seed 001's sample failed that way (a cold make test, 2026-11-25)
+#   wait      resumes it and waits for the lab's part (packages, Kubernetes, operators); the
+#             rest goes on beside the lab tier. A failed build is reported, not fatal: lab-test
+#             runs the same scripts again in the foreground, where the error shows in full
+#   wait-all  resumes it and waits for all of it
+#   stop      ends it (make test's exit trap: a tier failed, nothing will need the lab)
+#   running   exits 0 while it runs (lab-test then leaves Flux to it)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 DIR="${ROOT}/.cache/lab-prebuild"
@@ -19,17 +23,39 @@ PID="${DIR}/pid"
 LOG="${DIR}/log"
 
 running() { [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null; }
+resume() { if running; then kill -CONT -- "-$(cat "${PID}")" 2>/dev/null || true; fi; }
+
+# report PART STATUS_FILE: how the part went, from when the build started.
+report() {
+  local took
+  took=$(( $(date +%s) - $(cat "${DIR}/started") ))
+  if [[ "$(cat "$2" 2>/dev/null)" == 0 ]]; then
+    echo "hack/lab/prebuild.sh: $1 built in ${took} s in the background (waited $(( $(date +%s) - waited )) s for it)"
+  else
+    echo "hack/lab/prebuild.sh: $1 failed or did not finish in the background after ${took} s; it builds again in the foreground:" >&2
+    tail -n 20 "${LOG}" >&2
+  fi
+}
 
 case "${1:-}" in
 start)
   running && exit 0
   mkdir -p "${DIR}"
-  rm -f "${DIR}/status"
+  rm -f "${DIR}/status" "${DIR}/lab-status"
   date +%s > "${DIR}/started"
+  argocd=""
+  [[ "${2:-}" == argocd ]] && argocd=1
   # setsid: one process group to stop; chrt --idle: runs only when no test wants the CPU.
   setsid chrt --idle 0 nice -n 19 bash -c '
-    "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh"
-    echo $? > "$2/status"' prebuild "${ROOT}" "${DIR}" > "${LOG}" 2>&1 < /dev/null &
+    set -o pipefail
+    "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh" lab
+    status=$?
+    echo ${status} > "$2/lab-status"
+    if [[ ${status} == 0 ]]; then
+      "$1/hack/lab/binaries.sh" flux && { [[ -z "$3" ]] || (cd "$1/test/argocd" && go vet ./... && go test -count=1 -run "^$" ./...); }
+      status=$?
+    fi
+    echo ${status} > "$2/status"' prebuild "${ROOT}" "${DIR}" "${argocd}" > "${LOG}" 2>&1 < /dev/null &
   echo $! > "${PID}"
   echo "hack/lab/prebuild.sh: the lab's binaries build in the background (log: ${LOG#"${ROOT}/"})"
   ;;
@@ -38,18 +64,21 @@ pause)
   ;;
 wait)
   [[ -f "${PID}" ]] || exit 0
-  if running; then kill -CONT -- "-$(cat "${PID}")" 2>/dev/null || true; fi
+  resume
+  waited=$(date +%s)
+  while running && [[ ! -f "${DIR}/lab-status" ]]; do sleep 2; done
+  report "the lab's part" "${DIR}/lab-status"
+  ;;
+wait-all)
+  [[ -f "${PID}" ]] || exit 0
+  resume
   waited=$(date +%s)
   while running; do sleep 2; done
   rm -f "${PID}"
-  now=$(date +%s)
-  took=$(( now - $(cat "${DIR}/started") ))
-  if [[ "$(cat "${DIR}/status" 2>/dev/null)" == 0 ]]; then
-    echo "hack/lab/prebuild.sh: built in ${took} s in the background (waited $(( now - waited )) s for it)"
-  else
-    echo "hack/lab/prebuild.sh: the background build failed after ${took} s; lab-test builds again:" >&2
-    tail -n 20 "${LOG}" >&2
-  fi
+  report "all of it" "${DIR}/status"
+  ;;
+running)
+  running
   ;;
 stop)
   if running; then
@@ -59,7 +88,7 @@ stop)
   rm -f "${PID}"
   ;;
 *)
-  echo "usage: hack/lab/prebuild.sh start|pause|wait|stop" >&2
+  echo "usage: hack/lab/prebuild.sh start [argocd]|pause|wait|wait-all|running|stop" >&2
   exit 2
   ;;
 esac
