@@ -58,8 +58,9 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	  'hack/tools.sh kubeconform >/dev/null && hack/grafana-schema.sh >/dev/null'
 
 # The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
-# runs alone after the others, so its rows are not judged while envtest shares the 2 cores
-# (the lab's background build, at SCHED_IDLE beside the envtest tier, is paused for it).
+# runs after the others, so its rows are not judged while envtest shares the 2 cores. The
+# lab's background build goes on beside it at idle priority, in the CPU time its windows
+# leave (hack/lab/prebuild.sh).
 test: ## Every test tier: unit, envtest, targets, local end to end, samples, the lab.
 	# The lab's binaries build at idle priority from the first step while the other tiers run
 	# (hack/lab/prebuild.sh); a step that fails stops them. Plain make, not the MAKE variable:
@@ -69,7 +70,6 @@ test: ## Every test tier: unit, envtest, targets, local end to end, samples, the
 	make --no-print-directory deps lint verify-generated; \
 	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
 	  $$(go list ./... | grep -v '/test/local$$'); \
-	hack/lab/prebuild.sh pause; \
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local; \
 	: "The lab tier, without other tiers beside it: a real single-node Kubernetes with"; \
 	: "CloudNativePG, k6-operator and Prometheus, started and stopped by the test (docs/lab.md)."; \

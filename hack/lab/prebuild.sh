@@ -1,19 +1,16 @@
 #!/usr/bin/env bash
 # make test: what the lab tier needs (its Debian packages, the kubelet and its companions, the
 # operators) builds in the background at idle priority from make test's first step, beside
-# deps and the envtest tier; then, while the lab tier runs, Flux (only its GitOps subtest
-# needs it) and, with `argocd`, the Argo CD module's test (make test runs it last). Built in
-# sequence after the other tiers, the lab's binaries were about a quarter of a cold make test;
-# at SCHED_IDLE they take only the CPU the tiers leave.
-# Usage: hack/lab/prebuild.sh start [argocd]|pause|wait|wait-all|running|stop
+# deps, the envtest tier and the local tier; then, while the lab tier runs, Flux (only its
+# GitOps subtest needs it) and, with `argocd`, the Argo CD module's test (make test runs it
+# last). Built in sequence after the other tiers, the lab's binaries were about a quarter of a
+# cold make test; at idle priority they take only the CPU the tiers leave.
+# Usage: hack/lab/prebuild.sh start [argocd]|wait|wait-all|running|stop
 #   start     begins the build in its own process group (a second start while one runs: no-op)
-#   pause     stops it (SIGSTOP) while the local tier measures: even at idle priority a build
-#             beside it shares the caches and memory, and a capacity search near its knee and
-#             seed 001's sample failed that way (a cold make test, 2026-11-25)
-#   wait      resumes it and waits for the lab's part (packages, Kubernetes, operators); the
+#   wait      waits for the lab's part (packages, Kubernetes, operators); the
 #             rest goes on beside the lab tier. A failed build is reported, not fatal: lab-test
 #             runs the same scripts again in the foreground, where the error shows in full
-#   wait-all  resumes it and waits for all of it
+#   wait-all  waits for all of it
 #   stop      ends it (make test's exit trap: a tier failed, nothing will need the lab)
 #   running   exits 0 while it runs (lab-test then leaves Flux to it)
 set -euo pipefail
@@ -23,7 +20,6 @@ PID="${DIR}/pid"
 LOG="${DIR}/log"
 
 running() { [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null; }
-resume() { if running; then kill -CONT -- "-$(cat "${PID}")" 2>/dev/null || true; fi; }
 
 # report PART STATUS_FILE: how the part went, from when the build started.
 report() {
@@ -45,8 +41,12 @@ start)
   date +%s > "${DIR}/started"
   argocd=""
   [[ "${2:-}" == argocd ]] && argocd=1
-  # setsid: one process group to stop; chrt --idle: runs only when no test wants the CPU.
+  # setsid: one process group to stop. A new session is also a new autogroup, which the
+  # scheduler shares the CPU with equally whatever its tasks' priority (sched(7)): at nice 0
+  # the build took half the CPU from the tiers beside it (a cold make test, 2026-11-26). At
+  # the autogroup's nice 19 and chrt --idle it runs only when no test wants the CPU.
   setsid chrt --idle 0 nice -n 19 bash -c '
+    echo 19 > /proc/self/autogroup 2>/dev/null || true
     set -o pipefail
     "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh" lab
     status=$?
@@ -59,19 +59,14 @@ start)
   echo $! > "${PID}"
   echo "hack/lab/prebuild.sh: the lab's binaries build in the background (log: ${LOG#"${ROOT}/"})"
   ;;
-pause)
-  if running; then kill -STOP -- "-$(cat "${PID}")" 2>/dev/null || true; fi
-  ;;
 wait)
   [[ -f "${PID}" ]] || exit 0
-  resume
   waited=$(date +%s)
   while running && [[ ! -f "${DIR}/lab-status" ]]; do sleep 2; done
   report "the lab's part" "${DIR}/lab-status"
   ;;
 wait-all)
   [[ -f "${PID}" ]] || exit 0
-  resume
   waited=$(date +%s)
   while running; do sleep 2; done
   rm -f "${PID}"
@@ -83,12 +78,11 @@ running)
 stop)
   if running; then
     kill -TERM -- "-$(cat "${PID}")" 2>/dev/null || true
-    kill -CONT -- "-$(cat "${PID}")" 2>/dev/null || true # a paused group acts on TERM only once resumed
   fi
   rm -f "${PID}"
   ;;
 *)
-  echo "usage: hack/lab/prebuild.sh start [argocd]|pause|wait|wait-all|running|stop" >&2
+  echo "usage: hack/lab/prebuild.sh start [argocd]|wait|wait-all|running|stop" >&2
   exit 2
   ;;
 esac
