@@ -2,24 +2,23 @@
 # Installs Debian packages the project needs, only those not installed yet (idempotent).
 # Usage: hack/apt.sh PACKAGE...
 set -euo pipefail
-missing=()
-for pkg in "$@"; do
-  status=$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null || true)
-  [[ "${status}" == "install ok installed" ]] || missing+=("${pkg}")
-done
+# missing PACKAGE...: sets missing to those not installed.
+missing() {
+  missing=()
+  local pkg status
+  for pkg in "$@"; do
+    status=$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null || true)
+    [[ "${status}" == "install ok installed" ]] || missing+=("${pkg}")
+  done
+}
+missing "$@"
 [[ ${#missing[@]} -eq 0 ]] && exit 0
-
 # make test's background build (hack/lab/prebuild.sh) installs beside deps: one apt at a time,
 # and the second finds what the first installed.
 source "$(cd "$(dirname "$0")" && pwd)/lock.sh"
 hold_lock apt
-still=()
-for pkg in "${missing[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null || true)
-  [[ "${status}" == "install ok installed" ]] || still+=("${pkg}")
-done
-[[ ${#still[@]} -eq 0 ]] && exit 0
-missing=("${still[@]}")
+missing "${missing[@]}"
+[[ ${#missing[@]} -eq 0 ]] && exit 0
 
 sudo=""
 [[ $(id -u) -eq 0 ]] || sudo="sudo"

@@ -21,11 +21,13 @@ LOG="${DIR}/log"
 
 running() { [[ -f "${PID}" ]] && kill -0 "$(cat "${PID}")" 2>/dev/null; }
 
-# report PART STATUS_FILE: how the part went, from when the build started.
+# report PART STATUS_FILE: how the part went (the file holds its exit status and when it
+# ended), from when the build started.
 report() {
-  local took
-  took=$(( $(date +%s) - $(cat "${DIR}/started") ))
-  if [[ "$(cat "$2" 2>/dev/null)" == 0 ]]; then
+  local status ended took
+  read -r status ended < "$2" 2>/dev/null || true
+  took=$(( ${ended:-$(date +%s)} - $(cat "${DIR}/started") ))
+  if [[ "${status:-}" == 0 ]]; then
     echo "hack/lab/prebuild.sh: $1 built in ${took} s in the background (waited $(( $(date +%s) - waited )) s for it)"
   else
     echo "hack/lab/prebuild.sh: $1 failed or did not finish in the background after ${took} s; it builds again in the foreground:" >&2
@@ -50,12 +52,12 @@ start)
     set -o pipefail
     "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh" lab
     status=$?
-    echo ${status} > "$2/lab-status"
+    echo "${status} $(date +%s)" > "$2/lab-status"
     if [[ ${status} == 0 ]]; then
       "$1/hack/lab/binaries.sh" flux && { [[ -z "$3" ]] || (cd "$1/test/argocd" && go vet ./... && go test -count=1 -run "^$" ./...); }
       status=$?
     fi
-    echo ${status} > "$2/status"' prebuild "${ROOT}" "${DIR}" "${argocd}" > "${LOG}" 2>&1 < /dev/null &
+    echo "${status} $(date +%s)" > "$2/status"' prebuild "${ROOT}" "${DIR}" "${argocd}" > "${LOG}" 2>&1 < /dev/null &
   echo $! > "${PID}"
   echo "hack/lab/prebuild.sh: the lab's binaries build in the background (log: ${LOG#"${ROOT}/"})"
   ;;
