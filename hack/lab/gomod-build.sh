@@ -9,11 +9,9 @@ gomod_build() {
   mod="${root}/hack/lab/${name}"
   key="$(cat "${mod}/go.mod" "${mod}/go.sum" "${mod}"/*.go "${mod}"/*/*.go | sha256sum | cut -c1-12)"
   out="${root}/bin/lab/${name}/${key}"
-  if [[ ! -f "${out}/.complete" ]]; then
-    # A build in progress elsewhere (the lab's background build) finishes first.
-    source "${root}/hack/lock.sh"
-    hold_lock "gomod-${name}"
-  fi
+  # A build in progress elsewhere (the lab's background build) finishes first.
+  source "${root}/hack/lock.sh"
+  hold_lock "gomod-${name}"
   if [[ ! -f "${out}/.complete" ]]; then
     rm -rf "${out}" && mkdir -p "${out}"
     start=$(date +%s)

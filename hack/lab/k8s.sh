@@ -9,15 +9,11 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 OUT="${ROOT}/bin/lab/k8s/${KUBE_VERSION}"
 CMDS=(kubelet kube-controller-manager kube-scheduler kube-proxy kubectl)
 
+# The scratch module is envtest-binaries.sh's too: one build in it at a time.
+source "${ROOT}/hack/lock.sh"
+hold_lock k8s-build
 missing=()
 for c in "${CMDS[@]}"; do [[ -x "${OUT}/${c}" ]] || missing+=("${c}"); done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  # The scratch module is envtest-binaries.sh's too: one build in it at a time.
-  source "${ROOT}/hack/lock.sh"
-  hold_lock k8s-build
-  missing=()
-  for c in "${CMDS[@]}"; do [[ -x "${OUT}/${c}" ]] || missing+=("${c}"); done
-fi
 if [[ ${#missing[@]} -gt 0 ]]; then
   mkdir -p "${OUT}"
   module="$("${ROOT}/hack/k8s-module.sh" "${KUBE_VERSION}")"
