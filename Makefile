@@ -50,31 +50,42 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	# downloads and links overlap another's compiles. postgresql-15 ships pg_stat_statements
 	# (Debian folded -contrib into it). test/chart: helm and kubeconform (built once into bin/),
 	# and kubeconform's schemas generated from the envtest kube-apiserver (which it builds).
+	# helm after kube-apiserver: it takes 77% of its sources from what that compiled, which
+	# two builds at once would each compile. Every target installed (npm, pip, its build) as
+	# the local tier would on first use.
 	hack/parallel.sh \
+	  'hack/targets/install-all.sh >/dev/null' \
 	  'hack/apt.sh postgresql-15 pgbouncer && hack/prometheus.sh >/dev/null' \
 	  'hack/k6.sh >/dev/null' \
-	  'hack/kube-schemas.sh >/dev/null' \
-	  'hack/tools.sh helm >/dev/null' \
+	  'hack/kube-schemas.sh >/dev/null && hack/tools.sh helm >/dev/null' \
 	  'hack/tools.sh kubeconform >/dev/null && hack/grafana-schema.sh >/dev/null'
 
+# The envtest tier: every package but the local end-to-end tier (test/local, which judges
+# its rows) and the lab's (test/lab, built only with -tags lab).
+ENVTEST_PKGS = $$(go list ./... | grep -v '/test/local$$')
+
 # The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
-# runs after the others, so its rows are not judged while envtest shares the 2 cores. The
-# lab's background build goes on beside it at idle priority, in the CPU time its windows
-# leave (hack/lab/prebuild.sh).
+# runs alone, so its rows are not judged while other tests share the 2 cores; the lab's
+# background build goes on beside it at idle priority, in the CPU its windows leave
+# (hack/lab/prebuild.sh). The envtest tier runs beside the lab tier, whose node leaves 60-73%
+# of the CPU idle (its pods' CPU requests, not their use, fill it).
 test: ## Every test tier: unit, envtest, targets, local end to end, samples, the lab.
 	# The lab's binaries build at idle priority from the first step while the other tiers run
-	# (hack/lab/prebuild.sh); a step that fails stops them. Plain make, not the MAKE variable:
-	# make -n runs every line that names it, and this line is the whole recipe.
-	GOGC=$(BUILD_GOGC) hack/lab/prebuild.sh start argocd; \
+	# (hack/lab/prebuild.sh), then every package's tests (compiled, not run); a step that
+	# fails stops them. Plain make, not the MAKE variable: make -n runs every line that names
+	# it, and this line is the whole recipe.
+	GOGC=$(BUILD_GOGC) hack/lab/prebuild.sh start argocd ./...; \
 	trap 'hack/lab/prebuild.sh stop' EXIT; set -e; \
 	make --no-print-directory deps lint verify-generated; \
-	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
-	  $$(go list ./... | grep -v '/test/local$$'); \
 	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local; \
-	: "The lab tier, without other tiers beside it: a real single-node Kubernetes with"; \
-	: "CloudNativePG, k6-operator and Prometheus, started and stopped by the test (docs/lab.md)."; \
-	: "Flux and the Argo CD module's compile go on beside it at idle priority."; \
-	make --no-print-directory lab-test; \
+	: "The lab tier (a real single-node Kubernetes with CloudNativePG, k6-operator and"; \
+	: "Prometheus, started and stopped by the test: docs/lab.md) and, beside it, the envtest"; \
+	: "tier. Flux and the Argo CD module's compile go on at idle priority."; \
+	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
+	  $(ENVTEST_PKGS) & envtest=$$!; \
+	lab=0; make --no-print-directory lab-test || lab=$$?; \
+	wait $$envtest || { echo "make test: the envtest tier failed (its output is above)"; exit 1; }; \
+	[[ $$lab == 0 ]] || { echo "make test: the lab tier failed"; exit $$lab; }; \
 	hack/lab/prebuild.sh wait-all; \
 	: "Argo CD's health code pins other Kubernetes libraries: its test is a module of its own."; \
 	(cd test/argocd && go vet ./... && go test -count=1 ./...)

@@ -3,9 +3,11 @@
 # operators) builds in the background at idle priority from make test's first step, beside
 # deps, the envtest tier and the local tier; then, while the lab tier runs, Flux (only its
 # GitOps subtest needs it) and, with `argocd`, the Argo CD module's test (make test runs it
-# last). Built in sequence after the other tiers, the lab's binaries were about a quarter of a
-# cold make test; at idle priority they take only the CPU the tiers leave.
-# Usage: hack/lab/prebuild.sh start [argocd]|wait|wait-all|running|stop
+# last). Packages named after `argocd` are compiled as tests (not run) between the two: make
+# test runs the envtest tier beside the lab tier, where it then only runs. Built in sequence
+# after the other tiers, the lab's binaries were about a quarter of a cold make test; at idle
+# priority they take only the CPU the tiers leave.
+# Usage: hack/lab/prebuild.sh start [argocd [PKG...]]|wait|wait-all|running|stop
 #   start     begins the build in its own process group (a second start while one runs: no-op)
 #   wait      waits for the lab's part (packages, Kubernetes, operators); the
 #             rest goes on beside the lab tier. A failed build is reported, not fatal: lab-test
@@ -43,6 +45,7 @@ start)
   date +%s > "${DIR}/started"
   argocd=""
   [[ "${2:-}" == argocd ]] && argocd=1
+  shift $(( $# < 2 ? $# : 2 ))
   # setsid: one process group to stop. A new session is also a new autogroup, which the
   # scheduler shares the CPU with equally whatever its tasks' priority (sched(7)): at nice 0
   # the build took half the CPU from the tiers beside it (a cold make test, 2026-11-26). At
@@ -53,11 +56,16 @@ start)
     "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh" lab
     status=$?
     echo "${status} $(date +%s)" > "$2/lab-status"
+    if [[ ${status} == 0 && $# -gt 3 ]]; then
+      # -exec true: compiled and linked, not run; the Go cache keeps what was compiled. A
+      # compile error is the tier'"'"'s to report, in full, when it runs.
+      (cd "$1" && go test -count=1 -exec true "${@:4}" > /dev/null) || true
+    fi
     if [[ ${status} == 0 ]]; then
       "$1/hack/lab/binaries.sh" flux && { [[ -z "$3" ]] || (cd "$1/test/argocd" && go vet ./... && go test -count=1 -run "^$" ./...); }
       status=$?
     fi
-    echo "${status} $(date +%s)" > "$2/status"' prebuild "${ROOT}" "${DIR}" "${argocd}" > "${LOG}" 2>&1 < /dev/null &
+    echo "${status} $(date +%s)" > "$2/status"' prebuild "${ROOT}" "${DIR}" "${argocd}" "$@" > "${LOG}" 2>&1 < /dev/null &
   echo $! > "${PID}"
   echo "hack/lab/prebuild.sh: the lab's binaries build in the background (log: ${LOG#"${ROOT}/"})"
   ;;
@@ -84,7 +92,7 @@ stop)
   rm -f "${PID}"
   ;;
 *)
-  echo "usage: hack/lab/prebuild.sh start [argocd]|wait|wait-all|running|stop" >&2
+  echo "usage: hack/lab/prebuild.sh start [argocd [PKG...]]|wait|wait-all|running|stop" >&2
   exit 2
   ;;
 esac
