@@ -42,15 +42,20 @@ func labPresets(t *testing.T, root string) []string {
 // Deployment and Service of internal/specs: non-root, read-only root filesystem, restricted
 // namespace) and passes `gauntlet verify` through its Service, run from the operator image
 // in a pod. The database endpoints wait for the database tier; every other endpoint the
-// preset declares is checked.
+// preset declares is checked. Two targets at a time: 500m each beside the lab's standing pods
+// fits the node's 2,000m, and each spends most of its time waiting for its pod.
 func (l *lab) testTargets(t *testing.T) {
 	cfg, err := specs.LoadConfig(filepath.Join(l.root, "targets"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ns := l.restrictedNamespace(t, "lab-targets")
+	slots := make(chan struct{}, 2)
 	for _, name := range labPresets(t, l.root) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			slots <- struct{}{}
+			t.Cleanup(func() { <-slots }) // after verifyTarget's cleanup: its pod is gone
 			p, err := preset.Load(filepath.Join(l.root, "targets", name))
 			if err != nil {
 				t.Fatal(err)
@@ -81,7 +86,7 @@ func (l *lab) verifyTarget(t *testing.T, ns string, p *preset.Preset, cfg specs.
 		bg := context.Background()
 		_ = apps.Delete(bg, dep.Name, metav1.DeleteOptions{PropagationPolicy: ptr.To(metav1.DeletePropagationForeground)})
 		_ = l.client.CoreV1().Services(ns).Delete(bg, svc.Name, metav1.DeleteOptions{})
-		// One target at a time on two cores: wait until its pod is gone.
+		// Wait until its pod is gone, so the next target's fits.
 		_ = wait.PollUntilContextTimeout(bg, time.Second, 2*time.Minute, true, func(c context.Context) (bool, error) {
 			pods, err := l.client.CoreV1().Pods(ns).List(c, metav1.ListOptions{LabelSelector: metav1.FormatLabelSelector(dep.Spec.Selector)})
 			return err == nil && len(pods.Items) == 0, nil
