@@ -43,9 +43,9 @@ start)
   mkdir -p "${DIR}"
   rm -f "${DIR}/status" "${DIR}/lab-status"
   date +%s > "${DIR}/started"
+  shift
   argocd=""
-  [[ "${2:-}" == argocd ]] && argocd=1
-  shift $(( $# < 2 ? $# : 2 ))
+  if [[ "${1:-}" == argocd ]]; then argocd=1; shift; fi
   # setsid: one process group to stop. A new session is also a new autogroup, which the
   # scheduler shares the CPU with equally whatever its tasks' priority (sched(7)): at nice 0
   # the build took half the CPU from the tiers beside it (a cold make test, 2026-11-26). At

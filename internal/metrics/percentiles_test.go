@@ -16,10 +16,6 @@ import (
 // if it holds every sample (the query's own correctness), and k6's exact percentile (the
 // method's error, which bucket resolution bounds).
 
-// bucketWidth is the ratio of a native histogram bucket's edges at k6's factor 1.1
-// (schema 3): 2^(1/8), 9.05%.
-var bucketWidth = math.Pow(2, 1.0/8)
-
 // schema3Bounds are the bucket edges within one power of two, as client_golang keys them.
 var schema3Bounds = func() []float64 {
 	b := make([]float64, 8)
@@ -136,12 +132,12 @@ func checkLatency(t *testing.T, m benchv1.Measurement, samples []float64) {
 		// a bucket.
 		case c.q < 1:
 			sample := samples[max(0, int(math.Ceil(c.q*float64(len(samples))))-1)]
-			if ratio := float64(c.got) / (sample * 1000); ratio < 1/bucketWidth-1e-6 || ratio > bucketWidth+1e-6 {
+			if ratio := float64(c.got) / (sample * 1000); ratio < 1/BucketRatio-1e-6 || ratio > BucketRatio+1e-6 {
 				t.Errorf("%s %d µs is more than a bucket from the sample of its rank, %.0f µs", c.name, c.got, sample*1000)
 			}
 		// k6 writes no max: the top bucket's upper edge, at most a bucket above the max.
 		default:
-			if float64(c.got) < samples[len(samples)-1]*1000 || float64(c.got) > samples[len(samples)-1]*1000*bucketWidth+1 {
+			if float64(c.got) < samples[len(samples)-1]*1000 || float64(c.got) > samples[len(samples)-1]*1000*BucketRatio+1 {
 				t.Errorf("max %d µs, exact %d µs: want at most a bucket above", c.got, exact)
 			}
 		}

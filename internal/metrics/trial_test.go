@@ -98,7 +98,7 @@ func TestTwoRunnersMerge(t *testing.T) {
 		name      string
 		got, x, y int64
 	}{{"p50", m.P50Micros, resA.Latency.P50, resB.Latency.P50}, {"p99", m.P99Micros, resA.Latency.P99, resB.Latency.P99}} {
-		if lo, hi := float64(min(c.x, c.y))/bucketWidth, float64(max(c.x, c.y))*bucketWidth; float64(c.got) < lo || float64(c.got) > hi {
+		if lo, hi := float64(min(c.x, c.y))/BucketRatio, float64(max(c.x, c.y))*BucketRatio; float64(c.got) < lo || float64(c.got) > hi {
 			t.Errorf("merged %s %d µs is not between the runners' %d and %d µs", c.name, c.got, c.x, c.y)
 		}
 	}
