@@ -205,8 +205,8 @@ func TestRegressionVerdicts(t *testing.T) {
 	o, _ := compare.OptionsFrom(&benchv1.Baseline{MinEffect: "0.1"})
 	compare.Apply(slow, base, baseDir, o)
 	switch v := slow.Status.Results[0].Baseline; {
-	case v == nil || v.Metric != compare.DefaultMetric || v.Verdict != slowVerdict[compare.DefaultMetric]:
-		t.Errorf("the slowdown's comparison: %+v; want the CLI's p50 verdict, %s", v, slowVerdict[compare.DefaultMetric])
+	case v == nil || v.Metric != o.Metric || v.Verdict != slowVerdict[o.Metric]:
+		t.Errorf("the slowdown's comparison: %+v; want the CLI's %s verdict, %s", v, o.Metric, slowVerdict[o.Metric])
 	case v.Verdict == benchv1.VerdictSlower && v.ShiftPPM < minEffect:
 		t.Errorf("the slowdown's comparison: Slower by %d ppm, under the minimum effect", v.ShiftPPM)
 	}
