@@ -261,3 +261,65 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// A clone in a private folder (root's home, `mktemp -d`): started by root, the target runs
+// from a copy of its own folder and the shared kit beside it, which TargetUser may read,
+// removed when it stops; nothing else of the private folder is copied, and no permission
+// of the user's folders changes. Started by anyone else, it runs from its folder.
+func TestTargetInAPrivateFolderRunsFromACopy(t *testing.T) {
+	p := tinyTarget(t, "")
+	private := filepath.Dir(p.Dir)
+	kit := filepath.Join(private, sharedKit, "python")
+	if err := os.MkdirAll(kit, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, body := range map[string]string{filepath.Join(kit, "kit.py"): "", filepath.Join(private, "secret.txt"): "token"} {
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tg, err := StartTarget(context.Background(), TargetOptions{Preset: p, Ports: testPorts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.Stop(time.Second) })
+	cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(tg.Pid()), "cwd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(private); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("the private folder's mode changed: %v %v", st.Mode(), err)
+	}
+	if os.Geteuid() != 0 {
+		if cwd != p.Dir {
+			t.Errorf("started as uid %d, the target runs in %s, want its folder %s", os.Geteuid(), cwd, p.Dir)
+		}
+		return
+	}
+	if strings.HasPrefix(cwd, private+"/") || filepath.Base(cwd) != filepath.Base(p.Dir) {
+		t.Fatalf("the target runs in %s, want a copy of %s outside %s", cwd, p.Dir, private)
+	}
+	staged := filepath.Dir(cwd)
+	if _, err := os.Stat(filepath.Join(staged, sharedKit, "python", "kit.py")); err != nil {
+		t.Errorf("the shared kit was not copied beside the target: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(staged, "secret.txt")); !os.IsNotExist(err) {
+		t.Errorf("a file of the private folder beside the target was copied: %v", err)
+	}
+	acct, err := targetAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := permittedTo(acct, cwd, 0o2); err == nil {
+		t.Errorf("%s may write the copy it runs from", acct.Name)
+	}
+	if err := tg.Stop(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(staged); !os.IsNotExist(err) {
+		t.Errorf("the copy %s is still there after Stop: %v", staged, err)
+	}
+}

@@ -230,6 +230,11 @@ func (r *runner) execute(ctx context.Context) string {
 	if ctx.Err() != nil {
 		return ""
 	}
+	if cause := r.noTargetReady(); cause != "" {
+		// Nothing could be timed: no calibration, no trials, the cause said once.
+		skipCalibration(st.Trials, "not run: no target is ready")
+		return cause
+	}
 	st.Phase = benchv1.PhaseRunning
 	r.advanceSearch() // a search whose first step was skipped says so now
 	// A capacity search appends trials as its steps finish: the list grows while it runs.

@@ -144,6 +144,36 @@ func (r *runner) startTargets(ctx context.Context) {
 	setCondition(r.run, benchv1.ConditionTargetsVerified, len(unverified)+len(notReady) == 0, reasonFor(unverified, "ContractChecked", "VerificationFailed"), listed("failed verification", unverified))
 }
 
+// noTargetReady says why nothing can be timed when no target started and passed
+// verification, "" when one did. A cause every target shares (an install, a folder, a
+// port range) is said once, with the targets it stopped.
+func (r *runner) noTargetReady() string {
+	var names []string
+	causes := map[string][]string{}
+	var order []string
+	for _, t := range r.run.Spec.Targets {
+		ts := r.targets[t.Name]
+		if ts == nil || ts.broken == "" {
+			return ""
+		}
+		names = append(names, t.Name)
+		cause := strings.ReplaceAll(ts.broken, t.Name, "{target}")
+		if causes[cause] == nil {
+			order = append(order, cause)
+		}
+		causes[cause] = append(causes[cause], t.Name)
+	}
+	if len(order) == 1 && len(names) > 1 {
+		return fmt.Sprintf("no target is ready (%s): %s", strings.Join(names, ", "),
+			strings.ReplaceAll(order[0], "{target}", names[0]))
+	}
+	var each []string
+	for _, c := range order {
+		each = append(each, strings.ReplaceAll(c, "{target}", causes[c][0]))
+	}
+	return "no target is ready: " + strings.Join(each, "; ")
+}
+
 func reasonFor(bad []string, ok, failed string) string {
 	if len(bad) > 0 {
 		return failed

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -45,6 +46,9 @@ type Target struct {
 	proc *Process
 	// home is the HOME and TMPDIR of a target run as TargetUser; removed by Stop.
 	home string
+	// staged, when set, holds the copy of the target's folder it runs from (stageTarget);
+	// removed by Stop.
+	staged string
 }
 
 // contractVars are the variables the contract defines; inherited values are dropped so a
@@ -118,13 +122,16 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 	vars := targetVars(opts, port)
 	t := &Target{Name: p.Name, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port)}
 	defer func() {
-		if err != nil && t.home != "" {
-			_ = os.RemoveAll(t.home)
+		if err != nil {
+			t.removeFolders()
 		}
 	}()
+	dir := p.Dir
 	if acct != nil {
-		if err := searchableBy(acct, p.Dir); err != nil {
-			return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
+		if searchableBy(acct, dir) != nil {
+			if dir, t.staged, err = stageTarget(acct, p.Dir); err != nil {
+				return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
+			}
 		}
 		// Root's HOME and TMPDIR are not the target's to write; a folder of its own is.
 		if t.home, err = os.MkdirTemp("", "gauntlet-target-"); err != nil {
@@ -145,15 +152,15 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 		return nil, err
 	}
 	if strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
-		if _, err := os.Stat(filepath.Join(p.Dir, argv[0])); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, argv[0])); err != nil {
 			return nil, fmt.Errorf("target %s: %s not found in %s; run its install script (bash %s %s)",
 				p.Name, argv[0], p.Dir, p.Local.Install, p.Dir)
 		}
 	}
-	if err := runnableBy(acct, p.Dir, argv[0]); err != nil {
+	if err := runnableBy(acct, dir, argv[0]); err != nil {
 		return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
 	}
-	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: p.Dir, Env: env, RunAs: acct, LogFile: opts.LogFile, CPUs: opts.CPUs}); err != nil {
+	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: dir, Env: env, RunAs: acct, LogFile: opts.LogFile, CPUs: opts.CPUs}); err != nil {
 		return nil, err
 	}
 	proc := t.proc
@@ -291,13 +298,22 @@ func (t *Target) Stop(timeout time.Duration) error {
 		timeout = 10 * time.Second
 	}
 	err := t.proc.Stop(syscall.SIGTERM, timeout)
-	if t.home != "" {
-		if rmErr := os.RemoveAll(t.home); rmErr != nil && err == nil {
-			err = rmErr
-		}
-		t.home = ""
+	if rmErr := t.removeFolders(); err == nil {
+		err = rmErr
 	}
 	return err
+}
+
+// removeFolders removes the target's HOME and its staged copy, if any.
+func (t *Target) removeFolders() error {
+	var errs []error
+	for _, d := range []*string{&t.home, &t.staged} {
+		if *d != "" {
+			errs = append(errs, os.RemoveAll(*d))
+			*d = ""
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Uid is the user id the target's leader runs as, read from /proc (for checks and tests).

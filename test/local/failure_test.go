@@ -162,3 +162,43 @@ func descendant(root int, name string) int {
 	}
 	return 0
 }
+
+// A run none of whose targets can start stops there: no generator floor, no trial, the
+// cause said once in the status and on stderr.
+func TestNoReadyTargetStopsBeforeAnyTrial(t *testing.T) {
+	// An unparsable GOMEMLIMIT stops a Go program before main: both targets exit at start.
+	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: none-ready}
+spec:
+  targets:
+  - {name: go-a, preset: go-nethttp, env: [{name: GOMEMLIMIT, value: lots}]}
+  - {name: go-b, preset: go-nethttp, env: [{name: GOMEMLIMIT, value: lots}]}
+  scenarios: [{name: ping, workload: ping}]
+  load: {rates: [100, 200], warmup: 1s, duration: 3s, repetitions: 2}
+`, nil)
+	if code := c.wait(t, 90*time.Second); code == 0 {
+		t.Fatal("exit status 0 for a run with no target")
+	}
+	st := c.status(t).Status
+	if st.Phase != benchv1.PhaseFailed || !hasCondition(st, "Complete", "False", "SetupFailed") {
+		t.Fatalf("phase %s, conditions %+v", st.Phase, st.Conditions)
+	}
+	for _, cond := range st.Conditions {
+		if cond.Type == "Complete" && (!strings.Contains(cond.Message, "no target is ready") ||
+			!strings.Contains(cond.Message, "go-a") || !strings.Contains(cond.Message, "GOMEMLIMIT")) {
+			t.Errorf("Complete: %q: want the cause and the targets named", cond.Message)
+		}
+	}
+	for _, tr := range st.Trials {
+		if tr.Result != nil || tr.Phase == benchv1.TrialSucceeded || tr.Phase == benchv1.TrialPending {
+			t.Errorf("trial %s: %s %q: nothing should have been timed", tr.Name, tr.Phase, tr.Message)
+		}
+		if tr.Calibration && tr.Phase != benchv1.TrialSkipped {
+			t.Errorf("the generator floor's trial %s: %s, want Skipped", tr.Name, tr.Phase)
+		}
+	}
+	if strings.Contains(c.stderr.String(), "trial 1/") {
+		t.Errorf("a trial started:\n%s", c.stderr)
+	}
+}
