@@ -24,6 +24,11 @@ module_config() {
   chmod -R u+w "${work}/$1"
 }
 
+# The operators idle beside the runs they reconcile; their upstream CPU requests (100m each)
+# would only reserve a 2-CPU node's room that the runs' pods, k6-operator's starter (50m)
+# among them, need. Their limits stay as upstream ships them.
+LAB_OPERATOR_CPU=20m
+
 # --- CloudNativePG: config/default (CRDs, RBAC, manager, webhooks; it makes its own certs) ---
 module_config cnpg github.com/cloudnative-pg/cloudnative-pg "${CNPG_VERSION}" config
 cat > "${work}/cnpg/kustomization.yaml" <<YAML
@@ -37,6 +42,7 @@ patches:
     - {op: replace, path: /spec/template/spec/containers/0/imagePullPolicy, value: IfNotPresent}
     - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: POSTGRES_IMAGE_NAME, value: "gauntlet.local/postgresql:15"}}
     - {op: add, path: /spec/template/spec/containers/0/env/-, value: {name: PGBOUNCER_IMAGE_NAME, value: "gauntlet.local/pgbouncer:${PGBOUNCER_VERSION}"}}
+    - {op: replace, path: /spec/template/spec/containers/0/resources/requests/cpu, value: ${LAB_OPERATOR_CPU}}
 YAML
 lab_kubectl apply --server-side --force-conflicts -k "${work}/cnpg" >/dev/null
 
@@ -50,6 +56,10 @@ namePrefix: k6-operator-
 resources: [config/crd, config/rbac, config/manager]
 # config/manager names its image ghcr.io/grafana/k6-operator:latest already (its own images:).
 images: [{name: ghcr.io/grafana/k6-operator, newName: gauntlet.local/k6-operator, newTag: ${K6_OPERATOR_VERSION}}]
+patches:
+- target: {kind: Deployment, name: .*controller-manager}  # before or after namePrefix
+  patch: |-
+    - {op: replace, path: /spec/template/spec/containers/0/resources/requests/cpu, value: ${LAB_OPERATOR_CPU}}
 YAML
 lab_kubectl apply --server-side --force-conflicts -k "${work}/k6-operator" >/dev/null
 
@@ -78,6 +88,7 @@ patches:
 - target: {kind: Deployment, name: prometheus-operator}
   patch: |-
     - {op: replace, path: /spec/template/spec/containers/0/args/1, value: "--prometheus-config-reloader=gauntlet.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION}"}
+    - {op: replace, path: /spec/template/spec/containers/0/resources/requests/cpu, value: ${LAB_OPERATOR_CPU}}
 YAML
 echo '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "monitoring"}}' > "${po}/namespace.yaml"
 sed -e "s|@NODE_IP@|${LAB_NODE_IP}|g" -e "s|@NODE_NAME@|${LAB_NAME}|g" "${HERE}/manifests/prometheus.yaml" > "${po}/prometheus.yaml"
