@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -139,9 +140,13 @@ checked as at least 1.4x), "almost twice" as at least 1.7x, "4x-5x" as at least 
 func gauntletRows(r *run) [][]string {
 	var rows [][]string
 	for _, row := range r.BR.Status.Results {
+		flags := row.Flags
+		if mostlyFailed(row) && !slices.Contains(flags, results.FlagMostlyFailed) {
+			flags = append(slices.Clone(flags), results.FlagMostlyFailed) // a run recorded before the flag
+		}
 		valid := "yes"
-		if !row.Valid {
-			valid = "no: " + strings.Join(row.Flags, ", ")
+		if len(flags) > 0 || !row.Valid {
+			valid = "no: " + strings.Join(flags, ", ")
 		}
 		load := local.LoadLabel(r.BR.Spec.Load, row.LoadPoint)
 		if row.Repetitions == 0 {
