@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
@@ -129,6 +131,56 @@ func TestPublishedData(t *testing.T) {
 	}
 	if strings.Contains(out, "unknown check") {
 		t.Errorf("a claim names an unknown check:\n%s", out)
+	}
+	raw, err := os.ReadFile("published.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p published
+	if err := yaml.UnmarshalStrict(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range p.Seeds {
+		if len(s.Tables) == 0 || len(s.Differences) == 0 || len(s.Claims) == 0 {
+			t.Errorf("seed %s: %d tables, %d differences, %d claims: every seed needs its tables, its sample's differences and its claims",
+				s.ID, len(s.Tables), len(s.Differences), len(s.Claims))
+		}
+	}
+}
+
+// A claim with neither a check nor the reason it has none is refused, naming it.
+func TestClaimNeedsCheckOrReason(t *testing.T) {
+	dir := t.TempDir()
+	bad := "seeds:\n- id: \"9\"\n  claims:\n  - text: faster\n"
+	if err := os.WriteFile(dir+"/p.yaml", []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := generate(dir, dir+"/p.yaml", dir+"/out.md")
+	if err == nil || !strings.Contains(err.Error(), `seed 9 claims[0] ("faster")`) {
+		t.Errorf("got %v", err)
+	}
+}
+
+// The last run's rows render: the seeds' claims decided from them, a MostlyFailed row shown
+// invalid though it was recorded before the flag.
+func TestLastRun(t *testing.T) {
+	dir := t.TempDir()
+	if err := generate("testdata/last-run", "published.yaml", dir+"/out.md"); err != nil {
+		t.Fatal(err)
+	}
+	out := readFile(t, dir+"/out.md")
+	for _, want := range []string{
+		"| flask | db-read | 10 conn | 1 | 1.0 | k6 |",
+		"no: MostlyFailed",
+		"flask's requests mostly failed (100% errors)",
+		"1 repetition(s), 3 needed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "not run (the samples tier left no results") {
+		t.Error("a document of the last run is missing from testdata")
 	}
 }
 
