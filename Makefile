@@ -4,6 +4,8 @@
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO_TEST_TIMEOUT ?= 40m
+# make reproductions: repetitions of every sample row, so each claim has a spread (reproductions.md, "How a claim is decided").
+REPRO_REPETITIONS ?= 3
 # One set of Go build flags for the tests, the lab's binaries and its images (static, as the
 # images ship them): what the tests compiled, the lab's builds take from the build cache.
 export CGO_ENABLED := 0
@@ -95,11 +97,12 @@ demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets 
 	go build -o bin/gauntlet ./cmd/gauntlet
 	bin/gauntlet run --local -f examples/quickstart.yaml
 
-reproductions: ## Run every sample as the samples tier does and regenerate docs/reproductions.md from the runs.
+reproductions: ## Run every sample as the samples tier does, REPRO_REPETITIONS (3) times per row, and regenerate docs/reproductions.md from the runs (hours).
 	hack/k6.sh >/dev/null
 	rm -rf .cache/reproductions && mkdir -p .cache/reproductions
 	echo "$$(nproc) CPUs; load average (1, 5, 15 min) before: $$(cut -d' ' -f1-3 /proc/loadavg)" > .cache/reproductions/machine.txt
-	status=0; GAUNTLET_SAMPLES_OUT="$(CURDIR)/.cache/reproductions" go test -count=1 -timeout 90m -v \
+	status=0; GAUNTLET_SAMPLES_OUT="$(CURDIR)/.cache/reproductions" GAUNTLET_SAMPLES_REPETITIONS=$(REPRO_REPETITIONS) \
+	  go test -count=1 -timeout 300m -v \
 	  -run 'TestSamples' ./test/local || status=$$?; \
 	echo "after: $$(cut -d' ' -f1-3 /proc/loadavg)" >> .cache/reproductions/machine.txt; \
 	go run ./hack/reproductions -in .cache/reproductions -out docs/reproductions.md; exit $$status

@@ -391,7 +391,7 @@ type ResultRow struct {
 	SLO Verdict `json:"slo,omitempty"`
 	// Valid is false when a figure cannot be trusted; Flags say why (GeneratorBound,
 	// DroppedIterations, RateShortfall, ErrorsAboveSLO, FailedRepetitions, GeneratorNoise,
-	// SharedCores).
+	// SharedCores, MostlyFailed: over half the requests failed or timed out).
 	Valid bool `json:"valid"`
 	// +optional
 	// +listType=atomic

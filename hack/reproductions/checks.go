@@ -6,210 +6,517 @@ import (
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
-// check is how a finding is decided from the runs; which fields apply depends on Kind.
+// check is how a claim is decided from the runs. Every kind reads one figure (Metric) of the
+// named targets at one load point (Point) of one document (Doc), and breaks down into pairs
+// "big ≥ Ratio × small" (see pairsOf):
+//   - ratio: A beats B on Metric by at least Ratio (1 = any margin, but a margin that holds
+//     over every repetition).
+//   - order: Targets ranked best first, each beating the next (Ratios per step, default 1).
+//   - best: A beats every one of Targets.
+//   - similar: A and B within Tolerance of each other (0.1 = 10%).
+//   - change: each of Targets, from (Doc, Point) to (ToDoc or Doc, ToPoint), rises (Up) or
+//     falls by at least Ratio; with Tolerance instead, stays within it.
+//   - errors: Targets fail (every repetition at least 1% errors) and Clean have none.
+//   - holds: each of Targets serves the offered rate (every repetition at least 99% of it)
+//     with no errors: open model only.
 type check struct {
-	// Kind: lower (A's figures below B's), errors (exactly Targets show errors),
-	// highest-rps (A serves the most), rps-order (Order by achieved rate, highest first),
-	// keepalive-gain (A gains throughput from On to Off while every one of Others loses it).
-	Kind     string   `json:"kind"`
-	Doc      string   `json:"doc,omitempty"`
-	Scenario string   `json:"scenario,omitempty"`
-	A        string   `json:"a,omitempty"`
-	B        string   `json:"b,omitempty"`
-	Figures  []string `json:"figures,omitempty"`
-	Targets  []string `json:"targets"`
-	Order    []string `json:"order,omitempty"`
-	On       string   `json:"keepAliveOn,omitempty"`
-	Off      string   `json:"keepAliveOff,omitempty"`
-	Others   []string `json:"others,omitempty"`
+	Kind      string    `json:"kind"`
+	Doc       string    `json:"doc"`
+	Scenario  string    `json:"scenario"`
+	Metric    string    `json:"metric,omitempty"`
+	Point     int       `json:"point"` // the load point by index, lowest first; -1 is the highest
+	ToDoc     string    `json:"toDoc,omitempty"`
+	ToPoint   int       `json:"toPoint,omitempty"`
+	Up        bool      `json:"up,omitempty"`
+	A         string    `json:"a,omitempty"`
+	B         string    `json:"b,omitempty"`
+	Targets   []string  `json:"targets,omitempty"`
+	Clean     []string  `json:"clean,omitempty"`
+	Ratio     float64   `json:"ratio,omitempty"`
+	Ratios    []float64 `json:"ratios,omitempty"`
+	Tolerance float64   `json:"tolerance,omitempty"`
 }
 
-// Verdicts of a finding.
+// Verdicts of a claim.
 const (
 	Reproduced    = "reproduced"
 	NotReproduced = "not reproduced"
+	Inconclusive  = "inconclusive"
 	NotComparable = "not comparable"
 	NotRun        = "not run"
 )
 
-// decide returns the verdict and the figures behind it.
+// MinRepetitions: a verdict either way needs at least this many repetitions of every row it
+// reads; with fewer, one noisy window could decide it, so the claim is inconclusive.
+const MinRepetitions = 3
+
+// FailThresholdPPM: a target "fails" when every repetition has at least 1% errors.
+const FailThresholdPPM = 10_000
+
+// lowerIsBetter says which way a metric's "better" points.
+func lowerIsBetter(metric string) bool { return metric != "rps" }
+
+// value is one figure of one row: its spread over the repetitions, and whether it is only a
+// lower bound on the target's (a closed-model rate that k6 could not push higher).
+type value struct {
+	who     string
+	stat    benchv1.Stat
+	n       int32
+	atLeast bool
+}
+
+// side names a row: a target in a document's scenario at a load point.
+type side struct {
+	doc, target string
+	point       int
+}
+
+// pick finds the row a side names, or says why there is none.
+func pick(runs map[string]*run, scenario string, s side) (*run, benchv1.ResultRow, string, string) {
+	r, ok := runs[s.doc]
+	if !ok {
+		return nil, benchv1.ResultRow{}, NotRun, s.doc + " has no results"
+	}
+	var points []int32
+	for _, row := range r.BR.Status.Results {
+		if row.Scenario == scenario && !slices.Contains(points, row.LoadPoint) {
+			points = append(points, row.LoadPoint)
+		}
+	}
+	slices.Sort(points)
+	i := s.point
+	if i < 0 {
+		i += len(points)
+	}
+	if i < 0 || i >= len(points) {
+		return r, benchv1.ResultRow{}, NotComparable, fmt.Sprintf("%s has no load point %d of %s", s.doc, s.point, scenario)
+	}
+	for _, row := range r.BR.Status.Results {
+		if row.Scenario == scenario && row.LoadPoint == points[i] && row.Target == s.target {
+			return r, row, "", ""
+		}
+	}
+	return r, benchv1.ResultRow{}, NotComparable, fmt.Sprintf("%s has no row at %s", s.target, local.LoadLabel(r.BR.Spec.Load, points[i]))
+}
+
+// mostlyFailed reads the product's flag, or the error rate for runs recorded before it.
+func mostlyFailed(row benchv1.ResultRow) bool {
+	return slices.Contains(row.Flags, results.FlagMostlyFailed) || row.ErrorRatePPM.Median > results.MostlyFailedPPM
+}
+
+// valueOf reads a row's figure, or says why the row cannot give it. The rules, stated on
+// the page: a row whose requests mostly failed gives no rate, latency or resource figure;
+// a flagged row gives none either, except that in a closed model a GeneratorBound row's
+// rate is a lower bound on the target's (k6 was the bottleneck, not the target).
+func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
+	v := value{who: row.Target, n: row.Repetitions}
+	if row.Repetitions == 0 {
+		return v, row.Target + " was not measured"
+	}
+	if metric == "errors" {
+		v.stat = row.ErrorRatePPM
+		return v, ""
+	}
+	if mostlyFailed(row) {
+		return v, fmt.Sprintf("%s's requests mostly failed (%s errors): its figures are of failures", row.Target, local.FormatPPM(row.ErrorRatePPM.Median))
+	}
+	closed := r.BR.Spec.Load.Model == "closed"
+	for _, f := range row.Flags {
+		if f == results.FlagGeneratorNoise && metric != "rps" && row.LatencySource == benchv1.LatencyWire {
+			continue // only k6's own timings are noise; the wire's are the record
+		}
+		if f == results.FlagGeneratorNoise && (metric == "rps" || metric == "cpu" || metric == "memory") {
+			continue
+		}
+		if f == results.FlagGeneratorBound && closed && metric == "rps" {
+			v.atLeast = true
+			continue
+		}
+		return v, fmt.Sprintf("%s's row is flagged %s", row.Target, f)
+	}
+	switch metric {
+	case "rps":
+		v.stat = row.AchievedMilliRPS
+	case "cpu", "memory":
+		s := row.CPUMillicores
+		if metric == "memory" {
+			s = row.MemoryBytes
+		}
+		if s == nil {
+			return v, row.Target + " has no " + metric + " figure"
+		}
+		v.stat = *s
+	default:
+		s, ok := latency(row, metric)
+		if !ok {
+			return v, row.Target + "'s run did not record " + metric
+		}
+		v.stat = s
+	}
+	return v, ""
+}
+
+// latency is a percentile of the latency of record: the wire's when captured, k6's otherwise.
+func latency(row benchv1.ResultRow, metric string) (benchv1.Stat, bool) {
+	k6 := map[string]benchv1.Stat{"p50": row.P50Micros, "p90": row.P90Micros, "p95": row.P95Micros,
+		"p99": row.P99Micros, "p99.9": row.P999Micros, "max": row.MaxMicros}
+	if w := row.Wire; row.LatencySource == benchv1.LatencyWire && w != nil {
+		k6 = map[string]benchv1.Stat{"p50": w.P50Micros, "p90": w.P90Micros, "p95": w.P95Micros,
+			"p99": w.P99Micros, "p99.9": w.P999Micros, "max": w.MaxMicros}
+	}
+	s, ok := k6[metric]
+	if !ok {
+		panic("unknown metric " + metric)
+	}
+	return s, s.Median > 0 // a latency of 0 is a figure the run did not record
+}
+
+// pair is one comparison a claim makes: big ≥ k × small (or, with tol, the two within tol).
+type pair struct {
+	big, small value
+	k, tol     float64
+}
+
+// judge decides one pair from the spreads over the repetitions: reproduced only when the
+// worst repetition of the one that should be bigger still clears the threshold against the
+// best of the other; not reproduced only when even its best falls short of the other's
+// worst; anything between is inconclusive. A lower bound can only decide in its own favour.
+func judge(p pair) (string, string) {
+	b, s := p.big.stat, p.small.stat
+	if p.tol > 0 {
+		hi := 1 + p.tol
+		switch {
+		case float64(b.Min) > hi*float64(s.Max) && !p.small.atLeast:
+			return NotReproduced, "apart by more than the tolerance"
+		case float64(s.Min) > hi*float64(b.Max) && !p.big.atLeast:
+			return NotReproduced, "apart by more than the tolerance"
+		case p.big.atLeast || p.small.atLeast:
+			return NotComparable, "a rate that is only a lower bound cannot show two rates alike"
+		case float64(b.Max) <= hi*float64(s.Min) && float64(s.Max) <= hi*float64(b.Min):
+			return Reproduced, "within the tolerance over every repetition"
+		}
+		return Inconclusive, "the repetitions' spreads straddle the tolerance"
+	}
+	clears := float64(b.Min) >= p.k*float64(s.Max)
+	if p.k == 1 {
+		clears = b.Min > s.Max
+	}
+	short := float64(b.Max) < p.k*float64(s.Min)
+	if p.k == 1 {
+		short = b.Max <= s.Min
+	}
+	switch {
+	case clears && !p.small.atLeast:
+		if p.big.atLeast {
+			return Reproduced, "the bound alone clears the threshold"
+		}
+		return Reproduced, "clears the threshold over every repetition"
+	case short && !p.big.atLeast:
+		if p.small.atLeast {
+			return NotReproduced, "falls short even of the bound"
+		}
+		return NotReproduced, "falls short over every repetition"
+	case p.big.atLeast || p.small.atLeast:
+		return NotComparable, "a lower bound that does not decide it"
+	}
+	return Inconclusive, "the repetitions' spreads straddle the threshold"
+}
+
+// collapse reduces a value to its median, for what a claim would read on too few repetitions.
+func collapse(v value) value {
+	v.stat = benchv1.Stat{Median: v.stat.Median, Min: v.stat.Median, Max: v.stat.Median}
+	return v
+}
+
+// decide returns the verdict and a one-line reason.
 func decide(c check, runs map[string]*run) (string, string) {
 	switch c.Kind {
 	case "errors":
 		return decideErrors(c, runs)
-	case "lower":
-		return decideLower(c, runs)
-	case "highest-rps":
-		r, ok := runs[c.Doc]
-		if !ok {
-			return NotRun, c.Doc + " has no results"
-		}
-		var names []string
-		for _, row := range topRows(r.BR, c.Scenario) {
-			names = append(names, row.Target)
-		}
-		c.Order = append([]string{c.A}, slices.DeleteFunc(names, func(n string) bool { return n == c.A })...)
-		return decideOrder(c, runs, true)
-	case "rps-order":
-		return decideOrder(c, runs, false)
-	case "keepalive-gain":
-		return decideKeepAlive(c, runs)
+	case "holds":
+		return decideHolds(c, runs)
 	}
-	return NotComparable, "unknown check " + c.Kind
-}
-
-// topRows are a scenario's rows at its highest load point.
-func topRows(br *benchv1.BenchmarkRun, scenario string) []benchv1.ResultRow {
-	var top int32
-	for _, r := range br.Status.Results {
-		if r.Scenario == scenario && r.LoadPoint > top {
-			top = r.LoadPoint
-		}
-	}
-	var out []benchv1.ResultRow
-	for _, r := range br.Status.Results {
-		if r.Scenario == scenario && r.LoadPoint == top {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func rowOf(br *benchv1.BenchmarkRun, scenario, target string) (benchv1.ResultRow, bool) {
-	for _, r := range topRows(br, scenario) {
-		if r.Target == target {
-			return r, true
-		}
-	}
-	return benchv1.ResultRow{}, false
-}
-
-// usable says why a row cannot decide a finding, or "" when it can.
-func usable(r benchv1.ResultRow, ok bool, target string) string {
-	switch {
-	case !ok:
-		return target + " has no row"
-	case r.Repetitions == 0:
-		return target + " was not measured"
-	case !r.Valid:
-		return fmt.Sprintf("%s's row is invalid (%s)", target, strings.Join(r.Flags, ","))
-	}
-	return ""
-}
-
-// figure reads the row's latency of record (the wire's when captured): the target's, not k6's.
-func figure(r benchv1.ResultRow, name string) int64 {
-	rec := results.Record(r)
-	switch name {
-	case "p50":
-		return rec[0]
-	case "p90":
-		return rec[1]
-	case "p99":
-		return rec[3]
-	case "p99.9":
-		return rec[4]
-	case "max":
-		return rec[5]
-	}
-	panic("unknown figure " + name)
-}
-
-func decideLower(c check, runs map[string]*run) (string, string) {
-	r, ok := runs[c.Doc]
-	if !ok {
-		return NotRun, c.Doc + " has no results"
-	}
-	a, okA := rowOf(r.BR, c.Scenario, c.A)
-	b, okB := rowOf(r.BR, c.Scenario, c.B)
-	for _, why := range []string{usable(a, okA, c.A), usable(b, okB, c.B)} {
-		if why != "" {
-			return NotComparable, why
-		}
+	pairs, verdict, why := pairsOf(c, runs)
+	if verdict != "" {
+		return verdict, why
 	}
 	var ev []string
-	verdict := Reproduced
-	for _, f := range c.Figures {
-		ev = append(ev, fmt.Sprintf("%s %s %s vs %s %s", f, c.A, results.FormatMicros(figure(a, f)), c.B, results.FormatMicros(figure(b, f))))
-		if figure(a, f) >= figure(b, f) {
-			verdict = NotReproduced
+	verdicts := map[string]string{}
+	n := int32(MinRepetitions)
+	for _, p := range pairs {
+		n = min(n, p.big.n, p.small.n)
+		v, how := judge(p)
+		if _, seen := verdicts[v]; !seen {
+			verdicts[v] = how
+		}
+		ev = append(ev, describe(c, p))
+	}
+	v := combine(verdicts)
+	if n < MinRepetitions && (v == Reproduced || v == NotReproduced || v == Inconclusive) {
+		lean := map[string]string{}
+		for _, p := range pairs {
+			l, how := judge(pair{collapse(p.big), collapse(p.small), p.k, p.tol})
+			lean[l] = how
+		}
+		return Inconclusive, fmt.Sprintf("%d repetition(s), %d needed; on the medians it would read %s: %s",
+			n, MinRepetitions, combine(lean), strings.Join(ev, "; "))
+	}
+	return v, verdicts[v] + ": " + strings.Join(ev, "; ")
+}
+
+// combine: a clear contradiction decides the claim; otherwise the weakest pair does.
+func combine(verdicts map[string]string) string {
+	for _, v := range []string{NotRun, NotReproduced, NotComparable, Inconclusive} {
+		if _, ok := verdicts[v]; ok {
+			return v
 		}
 	}
-	return verdict, strings.Join(ev, "; ")
+	return Reproduced
+}
+
+// pairsOf expands a check into its pairs, or returns the verdict that none can be read.
+func pairsOf(c check, runs map[string]*run) ([]pair, string, string) {
+	get := func(doc string, point int, target string) (value, string, string) {
+		r, row, verdict, why := pick(runs, c.Scenario, side{doc, target, point})
+		if verdict != "" {
+			return value{}, verdict, why
+		}
+		v, why := valueOf(r, row, c.Metric)
+		if why != "" {
+			return v, NotComparable, why
+		}
+		return v, "", ""
+	}
+	// better orders a pair as big/small by the metric's direction: a beats b by k.
+	better := func(a, b value, k float64) pair {
+		if lowerIsBetter(c.Metric) {
+			return pair{big: b, small: a, k: k}
+		}
+		return pair{big: a, small: b, k: k}
+	}
+	ratio := c.Ratio
+	if ratio == 0 {
+		ratio = 1
+	}
+	var pairs []pair
+	switch c.Kind {
+	case "ratio", "similar":
+		a, v, why := get(c.Doc, c.Point, c.A)
+		if v != "" {
+			return nil, v, why
+		}
+		b, v, why := get(c.Doc, c.Point, c.B)
+		if v != "" {
+			return nil, v, why
+		}
+		if c.Kind == "similar" {
+			return []pair{{big: a, small: b, tol: c.Tolerance}}, "", ""
+		}
+		return []pair{better(a, b, ratio)}, "", ""
+	case "order", "best":
+		names := c.Targets
+		if c.Kind == "best" {
+			names = append([]string{c.A}, c.Targets...)
+		}
+		vals := make([]value, len(names))
+		for i, t := range names {
+			v, verdict, why := get(c.Doc, c.Point, t)
+			if verdict != "" {
+				return nil, verdict, why
+			}
+			vals[i] = v
+		}
+		for i := 1; i < len(vals); i++ {
+			k := 1.0
+			if c.Kind == "order" && i-1 < len(c.Ratios) {
+				k = c.Ratios[i-1]
+			}
+			if c.Kind == "order" {
+				pairs = append(pairs, better(vals[i-1], vals[i], k))
+			} else {
+				pairs = append(pairs, better(vals[0], vals[i], k))
+			}
+		}
+	case "change":
+		to := c.ToDoc
+		if to == "" {
+			to = c.Doc
+		}
+		for _, t := range c.Targets {
+			from, verdict, why := get(c.Doc, c.Point, t)
+			if verdict != "" {
+				return nil, verdict, why
+			}
+			into, verdict, why := get(to, c.ToPoint, t)
+			if verdict != "" {
+				return nil, verdict, why
+			}
+			from.who, into.who = t+" before", t+" after"
+			switch {
+			case c.Tolerance > 0:
+				pairs = append(pairs, pair{big: into, small: from, tol: c.Tolerance})
+			case c.Up:
+				pairs = append(pairs, pair{big: into, small: from, k: ratio})
+			default:
+				pairs = append(pairs, pair{big: from, small: into, k: ratio})
+			}
+		}
+	default:
+		return nil, NotComparable, "unknown check " + c.Kind
+	}
+	return pairs, "", ""
+}
+
+// describe prints a pair as measured, with what the claim needs of it: "go 6588 vs apostol
+// 5896 req/s: 1.12x, needs ≥ 1.4x".
+func describe(c check, p pair) string {
+	need := fmt.Sprintf("needs ≥ %.3g×", p.k)
+	switch {
+	case p.tol > 0:
+		need = fmt.Sprintf("needs within %.0f%%", p.tol*100)
+	case p.k == 1:
+		need = "needs > 1×"
+	}
+	got := "–"
+	if p.small.stat.Median > 0 {
+		got = fmt.Sprintf("%.2f×", float64(p.big.stat.Median)/float64(p.small.stat.Median))
+	}
+	return fmt.Sprintf("%s %s vs %s %s: %s, %s", p.big.who, spread(c.Metric, p.big), p.small.who, spread(c.Metric, p.small), got, need)
+}
+
+// spread prints a figure as median, with its min–max over the repetitions when there are
+// several, and "≥" when it is a lower bound.
+func spread(metric string, v value) string {
+	s := format(metric, v.stat.Median)
+	if v.n > 1 && v.stat.Min != v.stat.Max {
+		lo, hi := format(metric, v.stat.Min), format(metric, v.stat.Max)
+		if i := strings.Index(hi, " "); i > 0 { // the unit once: "900 (880–920 req/s)"
+			unit := hi[i:]
+			s, lo = strings.TrimSuffix(s, unit), strings.TrimSuffix(lo, unit)
+		}
+		s += " (" + lo + "–" + hi + ")"
+	}
+	if v.atLeast {
+		s = "≥" + s
+	}
+	return s
+}
+
+func format(metric string, x int64) string {
+	switch metric {
+	case "rps":
+		return rps(x) + " req/s"
+	case "cpu":
+		return local.FormatMillicores(x) + " cores"
+	case "memory":
+		return local.FormatBytes(x)
+	case "errors":
+		return percent(x) + " errors"
+	}
+	return results.FormatMicros(x)
 }
 
 func decideErrors(c check, runs map[string]*run) (string, string) {
-	r, ok := runs[c.Doc]
-	if !ok {
-		return NotRun, c.Doc + " has no results"
-	}
-	verdict := Reproduced
+	verdicts := map[string]string{}
 	var ev []string
-	for _, row := range r.BR.Status.Results {
-		if row.Repetitions == 0 {
-			return NotComparable, row.Target + " was not measured"
+	n := int32(MinRepetitions)
+	lean := map[string]string{}
+	for _, t := range append(append([]string{}, c.Targets...), c.Clean...) {
+		r, row, verdict, why := pick(runs, c.Scenario, side{c.Doc, t, c.Point})
+		if verdict != "" {
+			return verdict, why
 		}
-		want := slices.Contains(c.Targets, row.Target)
-		if (row.ErrorRatePPM.Median > 0) != want {
-			verdict = NotReproduced
-		}
-		ev = append(ev, fmt.Sprintf("%s %s errors", row.Target, percent(row.ErrorRatePPM.Median)))
-	}
-	return verdict, strings.Join(ev, ", ")
-}
-
-func decideOrder(c check, runs map[string]*run, firstOnly bool) (string, string) {
-	r, ok := runs[c.Doc]
-	if !ok {
-		return NotRun, c.Doc + " has no results"
-	}
-	var rates []int64
-	var ev []string
-	for _, t := range c.Order {
-		row, ok := rowOf(r.BR, c.Scenario, t)
-		if why := usable(row, ok, t); why != "" {
+		v, why := valueOf(r, row, "errors")
+		if why != "" {
 			return NotComparable, why
 		}
-		rates = append(rates, row.AchievedMilliRPS.Median)
-		ev = append(ev, fmt.Sprintf("%s %s req/s", t, rps(row.AchievedMilliRPS.Median)))
+		n = min(n, v.n)
+		fail := slices.Contains(c.Targets, t)
+		verdict, how := errorVerdict(v.stat, fail)
+		verdicts[verdict] = how
+		l, how := errorVerdict(collapse(v).stat, fail)
+		lean[l] = how
+		ev = append(ev, t+" "+spread("errors", v))
 	}
-	for i := 1; i < len(rates); i++ {
-		if (firstOnly && rates[0] <= rates[i]) || (!firstOnly && rates[i-1] <= rates[i]) {
-			return NotReproduced, strings.Join(ev, ", ")
-		}
+	if n < MinRepetitions {
+		return Inconclusive, fmt.Sprintf("%d repetition(s), %d needed; on the medians it would read %s: %s",
+			n, MinRepetitions, combine(lean), strings.Join(ev, ", "))
 	}
-	return Reproduced, strings.Join(ev, ", ")
+	v := combine(verdicts)
+	return v, verdicts[v] + ": " + strings.Join(ev, ", ")
 }
 
-func decideKeepAlive(c check, runs map[string]*run) (string, string) {
-	on, okOn := runs[c.On]
-	off, okOff := runs[c.Off]
-	if !okOn || !okOff {
-		return NotRun, "keep-alive on or off has no results"
+func errorVerdict(s benchv1.Stat, fail bool) (string, string) {
+	switch {
+	case fail && s.Min >= FailThresholdPPM, !fail && s.Max == 0:
+		return Reproduced, "every repetition as claimed"
+	case fail && s.Max < FailThresholdPPM:
+		return NotReproduced, "a target said to fail stayed under 1% errors"
+	case !fail && s.Min > 0:
+		return NotReproduced, "a target said to be clean had errors"
 	}
-	verdict := Reproduced
+	return Inconclusive, "the repetitions disagree"
+}
+
+func decideHolds(c check, runs map[string]*run) (string, string) {
+	verdicts := map[string]string{}
+	lean := map[string]string{}
 	var ev []string
-	for _, t := range append([]string{c.A}, c.Others...) {
-		a, okA := rowOf(on.BR, c.Scenario, t)
-		b, okB := rowOf(off.BR, c.Scenario, t)
-		for _, why := range []string{usable(a, okA, t+" (keep-alive on)"), usable(b, okB, t+" (keep-alive off)")} {
-			if why != "" {
-				return NotComparable, why
+	n := int32(MinRepetitions)
+	for _, t := range c.Targets {
+		r, row, verdict, why := pick(runs, c.Scenario, side{c.Doc, t, c.Point})
+		if verdict != "" {
+			return verdict, why
+		}
+		if r.BR.Spec.Load.Model == "closed" {
+			return NotComparable, "a closed model offers no rate to hold"
+		}
+		if row.Repetitions == 0 {
+			return NotComparable, t + " was not measured"
+		}
+		// A generator that fell behind never offered the rate: the target was not tested.
+		for _, f := range row.Flags {
+			if f == results.FlagDroppedIterations || f == results.FlagGeneratorBound || f == results.FlagSharedCores {
+				return NotComparable, fmt.Sprintf("%s's row is flagged %s: the rate was not offered as planned", t, f)
 			}
 		}
-		gains := b.AchievedMilliRPS.Median > a.AchievedMilliRPS.Median
-		if gains != (t == c.A) {
-			verdict = NotReproduced
+		n = min(n, row.Repetitions)
+		offered := int64(row.LoadPoint) * 1000
+		holdVerdict := func(rate, errs benchv1.Stat) (string, string) {
+			switch {
+			case rate.Min*100 >= offered*99 && errs.Max == 0:
+				return Reproduced, "every repetition served at least 99% of the offered rate with no errors"
+			case rate.Max*100 < offered*99 || errs.Min > 0:
+				return NotReproduced, "short of the offered rate, or errors, in every repetition"
+			}
+			return Inconclusive, "the repetitions disagree"
 		}
-		ev = append(ev, fmt.Sprintf("%s %s→%s req/s", t, rps(a.AchievedMilliRPS.Median), rps(b.AchievedMilliRPS.Median)))
+		v, how := holdVerdict(row.AchievedMilliRPS, row.ErrorRatePPM)
+		verdicts[v] = how
+		l, how := holdVerdict(collapse(value{stat: row.AchievedMilliRPS}).stat, collapse(value{stat: row.ErrorRatePPM}).stat)
+		lean[l] = how
+		ev = append(ev, fmt.Sprintf("%s %s of %s/s offered, %s", t, spread("rps", value{stat: row.AchievedMilliRPS, n: row.Repetitions}),
+			rps(offered), spread("errors", value{stat: row.ErrorRatePPM, n: row.Repetitions})))
 	}
-	return verdict, strings.Join(ev, ", ")
+	if n < MinRepetitions {
+		return Inconclusive, fmt.Sprintf("%d repetition(s), %d needed; on the medians it would read %s: %s",
+			n, MinRepetitions, combine(lean), strings.Join(ev, ", "))
+	}
+	v := combine(verdicts)
+	return v, verdicts[v] + ": " + strings.Join(ev, ", ")
 }
 
-func rps(milli int64) string { return fmt.Sprintf("%.0f", float64(milli)/1000) }
+func rps(milli int64) string {
+	x := float64(milli) / 1000
+	if x < 100 {
+		return fmt.Sprintf("%.1f", x)
+	}
+	return fmt.Sprintf("%.0f", x)
+}
 
 func percent(ppm int64) string {
 	if ppm == 0 {

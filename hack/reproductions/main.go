@@ -21,18 +21,32 @@ type published struct {
 }
 
 type seed struct {
-	ID       string     `json:"id"`
-	Title    string     `json:"title"`
-	Setup    string     `json:"setup"`
-	Docs     []string   `json:"docs"`
-	Columns  []string   `json:"columns"`
-	Rows     [][]string `json:"rows"`
-	Findings []finding  `json:"findings"`
+	ID    string   `json:"id"`
+	Title string   `json:"title"`
+	Setup string   `json:"setup"`
+	Docs  []string `json:"docs"`
+	// Tables are every table the article publishes, transcribed as printed.
+	Tables []table `json:"tables"`
+	// Inconsistencies are places where the article contradicts itself: stated, not resolved.
+	Inconsistencies []string `json:"inconsistencies,omitempty"`
+	// Differences are every way the sample differs from the article's setup.
+	Differences []string `json:"differences"`
+	Claims      []claim  `json:"claims"`
 }
 
-type finding struct {
-	Text  string `json:"text"`
-	Check check  `json:"check"`
+type table struct {
+	Caption string     `json:"caption"`
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}
+
+// claim is one thing a reader would remember from the article: checked (Check, read as
+// Reading says) or, with NotCheckable, why this repository cannot check it.
+type claim struct {
+	Text         string `json:"text"`
+	Reading      string `json:"reading,omitempty"`
+	Check        *check `json:"check,omitempty"`
+	NotCheckable string `json:"notCheckable,omitempty"`
 }
 
 // run is one sample document's results as the samples tier left them.
@@ -61,6 +75,16 @@ func generate(in, data, out string) error {
 	if err := yaml.UnmarshalStrict(raw, &p); err != nil {
 		return fmt.Errorf("%s: %w", data, err)
 	}
+	for _, s := range p.Seeds {
+		for i, c := range s.Claims {
+			if (c.Check == nil) == (c.NotCheckable == "") {
+				return fmt.Errorf("%s: seed %s claims[%d] (%q): give either check (with reading) or notCheckable", data, s.ID, i, c.Text)
+			}
+			if c.Check != nil && c.Reading == "" {
+				return fmt.Errorf("%s: seed %s claims[%d] (%q): a check needs its reading: how the claim is read, threshold included", data, s.ID, i, c.Text)
+			}
+		}
+	}
 	runs := map[string]*run{}
 	for _, s := range p.Seeds {
 		for _, d := range s.Docs {
@@ -73,7 +97,7 @@ func generate(in, data, out string) error {
 		}
 	}
 	machine, _ := os.ReadFile(filepath.Join(in, "machine.txt")) // written by make reproductions
-	page := render(p, runs, strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(machine)), "\n", "; ")), " "))
+	page := render(p, runs, in, strings.Join(strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(machine)), "\n", "; ")), " "))
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return err
 	}

@@ -213,7 +213,8 @@ func find(rows []benchv1.ResultRow, k results.RowKey) *benchv1.ResultRow {
 }
 
 // valid are the repetitions whose own figures can be trusted (results.TrialRow: no
-// generator bound, dropped iterations, rate shortfall or errors above the SLO), and why the
+// generator bound, dropped iterations, rate shortfall, errors above the SLO or mostly
+// failed requests), and why the
 // others were left out: on a busy machine one stalled repetition would otherwise void the
 // comparison of the other five.
 func valid(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) (ms []benchv1.Measurement, out map[string]int) {

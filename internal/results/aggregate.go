@@ -34,7 +34,7 @@ func GeneratorBound(m benchv1.Measurement) bool {
 // ValidityFlags is every flag a row can carry: the bounded set the operator's metrics
 // export as label values.
 var ValidityFlags = []string{FlagGeneratorBound, FlagDroppedIterations, FlagRateShortfall, FlagErrorsAboveSLO,
-	FlagFailedRepetitions, FlagGeneratorNoise, FlagSharedCores}
+	FlagFailedRepetitions, FlagGeneratorNoise, FlagSharedCores, FlagMostlyFailed}
 
 // Flags says why one trial's figures cannot be trusted as the target's; empty means valid.
 func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *benchv1.SLO) []string {
@@ -51,6 +51,9 @@ func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *bench
 	}
 	if slo != nil && slo.ErrorRate != "" && m.ErrorRatePPM > ppm(slo.ErrorRate) {
 		flags = append(flags, FlagErrorsAboveSLO)
+	}
+	if MostlyFailed(m) {
+		flags = append(flags, FlagMostlyFailed)
 	}
 	return flags
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -86,10 +87,37 @@ func sampleDocs(t *testing.T) []sampleDoc {
 			if len(d.args) == 0 {
 				t.Errorf("%s: document %s has no '# local test:' line saying how this tier shortens it", f, d.name)
 			}
+			d.args = withRepetitions(d.args, os.Getenv("GAUNTLET_SAMPLES_REPETITIONS"))
 			docs = append(docs, d)
 		}
 	}
 	return docs
+}
+
+// withRepetitions replaces the directive's --repetitions with n, when n is set: make
+// reproductions asks for several, so each claim it checks has a spread, not one window.
+func withRepetitions(args []string, n string) []string {
+	if n == "" {
+		return args
+	}
+	out := slices.Clone(args)
+	for i := 0; i+1 < len(out); i++ {
+		if out[i] == "--repetitions" {
+			out[i+1] = n
+			return out
+		}
+	}
+	return append(out, "--repetitions", n)
+}
+
+// repetitionsOf reads --repetitions from a directive's arguments (1 when absent).
+func repetitionsOf(args []string) int {
+	if i := slices.Index(args, "--repetitions"); i >= 0 && i+1 < len(args) {
+		if n, err := strconv.Atoi(args[i+1]); err == nil && n > 0 {
+			return n
+		}
+	}
+	return 1
 }
 
 func splitList(s string) []string {
@@ -118,7 +146,7 @@ func TestSamples(t *testing.T) {
 			}
 			began := time.Now()
 			c := start(t, string(spec), nil, append([]string{"--name", d.name}, d.args...)...)
-			code := c.wait(t, 20*time.Minute)
+			code := c.wait(t, time.Duration(repetitionsOf(d.args))*20*time.Minute) // 20 min a repetition: the directives ask for one
 			run := c.status(t)
 			t.Logf("%s %s: %s in %s (%s trials)", rel, d.name, run.Status.Phase, time.Since(began).Round(time.Second), run.Status.Progress)
 			if code != 0 || run.Status.Phase != benchv1.PhaseSucceeded {
