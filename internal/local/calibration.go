@@ -14,7 +14,6 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
-	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
 // nullResponder is the running null responder: the calibration trials' target.
@@ -128,7 +127,7 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 		fail(err)
 		return
 	}
-	m := results.FromK6(res)
+	m := measurementOf(res)
 	m.Wire = w
 	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, "generator floor: k6 against the null responder"
 }

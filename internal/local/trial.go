@@ -17,7 +17,6 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
-	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
@@ -117,7 +116,7 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		fail("%v", err)
 		return
 	}
-	m := results.FromK6(res)
+	m := measurementOf(res)
 	m.Wire = w
 	// GeneratorBound is judged against the cores k6 could use: those it was pinned to, or
 	// every core of the machine when it runs unpinned (--shared-cpus, or pinning refused).

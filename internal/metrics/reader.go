@@ -131,7 +131,7 @@ func (r *Reader) Load(ctx context.Context, q TrialQuery) (benchv1.Measurement, e
 		return benchv1.Measurement{}, e.err
 	}
 	m.AchievedMilliRPS = int64(math.Round(float64(m.Requests) * 1000 / window.Seconds()))
-	m.ErrorRatePPM = m.Errors * 1_000_000 / m.Requests // as results.FromK6 does
+	m.ErrorRatePPM = m.Errors * 1_000_000 / m.Requests // as the local mode does from k6's summary
 	return m, nil
 }
 

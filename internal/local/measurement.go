@@ -1,4 +1,4 @@
-package results
+package local
 
 import (
 	"math"
@@ -7,9 +7,9 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 )
 
-// FromK6 converts k6's exact measured-window figures into the API's integer units.
+// measurementOf converts k6's exact measured-window figures into the API's integer units.
 // Target CPU and memory come from elsewhere (cgroups, /proc) and are filled by the caller.
-func FromK6(r k6.Result) benchv1.Measurement {
+func measurementOf(r k6.Result) benchv1.Measurement {
 	m := benchv1.Measurement{
 		Requests:          r.Requests,
 		AchievedMilliRPS:  int64(math.Round(r.AchievedRate * 1000)),
