@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
 func init() { subcommands = append(subcommands, newFitCmd) }
@@ -18,7 +18,7 @@ func init() { subcommands = append(subcommands, newFitCmd) }
 // fitOptions are the flags of gauntlet fit, applied in this order.
 type fitOptions struct {
 	scale       float64
-	overrides   local.Overrides
+	overrides   transform.Overrides
 	cpu, memory string
 	workers     int32
 }
@@ -47,9 +47,9 @@ func newFitCmd() *cobra.Command {
 			if err := fitRun(run, o); err != nil {
 				return err
 			}
-			changed := fmt.Sprintf("%s=%s %s=%s %s=%s", local.ScaleAnnotation, run.Annotations[local.ScaleAnnotation],
-				local.OverridesAnnotation, run.Annotations[local.OverridesAnnotation],
-				local.ResourcesAnnotation, run.Annotations[local.ResourcesAnnotation])
+			changed := fmt.Sprintf("%s=%s %s=%s %s=%s", transform.ScaleAnnotation, run.Annotations[transform.ScaleAnnotation],
+				transform.OverridesAnnotation, run.Annotations[transform.OverridesAnnotation],
+				transform.ResourcesAnnotation, run.Annotations[transform.ResourcesAnnotation])
 			if err := revalidate(cmd.Context(), run, changed); err != nil {
 				return err
 			}
@@ -98,24 +98,24 @@ func fitRun(run *benchv1.BenchmarkRun, o fitOptions) error {
 		return err
 	}
 	notes := map[string]string{}
-	if notes[local.OverridesAnnotation], err = o.overrides.Apply(&run.Spec); err != nil {
+	if notes[transform.OverridesAnnotation], err = o.overrides.Apply(&run.Spec); err != nil {
 		return err
 	}
-	if err := local.ScaleLoad(&run.Spec, o.scale); err != nil {
+	if err := transform.ScaleLoad(&run.Spec, o.scale); err != nil {
 		return err
 	}
 	if o.scale != 1 {
-		notes[local.ScaleAnnotation] = local.FormatScale(o.scale)
+		notes[transform.ScaleAnnotation] = transform.FormatScale(o.scale)
 	}
-	if notes[local.ResourcesAnnotation], err = local.CapResources(&run.Spec, cpu, memory); err != nil {
+	if notes[transform.ResourcesAnnotation], err = transform.CapResources(&run.Spec, cpu, memory); err != nil {
 		return err
 	}
-	workers, err := local.CapWorkers(&run.Spec, o.workers)
+	workers, err := transform.CapWorkers(&run.Spec, o.workers)
 	if err != nil {
 		return err
 	}
 	if workers != "" {
-		notes[local.ResourcesAnnotation] = strings.Trim(notes[local.ResourcesAnnotation]+","+workers, ",")
+		notes[transform.ResourcesAnnotation] = strings.Trim(notes[transform.ResourcesAnnotation]+","+workers, ",")
 	}
 	changed := false
 	for k, v := range notes {

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
 // fitSample runs gauntlet fit on a shipped sample and decodes what it prints.
@@ -57,9 +57,9 @@ func TestFitShrinksASeedAndRecordsIt(t *testing.T) {
 		t.Errorf("runner cpu %v, want 250m (the schema's default 1 is over the cap)", run.Spec.LoadGenerator.Resources.CPU)
 	}
 	want := map[string]string{
-		local.ScaleAnnotation:     "0.1",
-		local.OverridesAnnotation: "duration=2s,repetitions=1",
-		local.ResourcesAnnotation: "cpu<=250m,memory<=768Mi",
+		transform.ScaleAnnotation:     "0.1",
+		transform.OverridesAnnotation: "duration=2s,repetitions=1",
+		transform.ResourcesAnnotation: "cpu<=250m,memory<=768Mi",
 	}
 	for k, v := range want {
 		if run.Annotations[k] != v {
@@ -119,8 +119,8 @@ func TestFitCapsWorkers(t *testing.T) {
 			t.Errorf("target %s workers %d, want 2 (the seed's 8 capped)", tg.Name, tg.Workers)
 		}
 	}
-	if got := run.Annotations[local.ResourcesAnnotation]; got != "cpu<=200m,workers<=2" {
-		t.Errorf("%s = %q, want cpu<=200m,workers<=2", local.ResourcesAnnotation, got)
+	if got := run.Annotations[transform.ResourcesAnnotation]; got != "cpu<=200m,workers<=2" {
+		t.Errorf("%s = %q, want cpu<=200m,workers<=2", transform.ResourcesAnnotation, got)
 	}
 	run, err = fitSample(t, "-f", file, "--workers", "16")
 	if err == nil || !strings.Contains(err.Error(), "nothing to fit") {

@@ -16,6 +16,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
 
@@ -28,7 +29,7 @@ func newRunCmd() *cobra.Command {
 		isLocal, allowUnsafe  bool
 		sharedCPUs            bool
 		scale                 float64
-		overrides             local.Overrides
+		overrides             transform.Overrides
 	)
 	cmd := &cobra.Command{
 		Use:   "run --local -f FILE [--name N] [--scale F] [--warmup D] [--duration D] [--repetitions N] [--out DIR]",
@@ -71,7 +72,7 @@ func newRunCmd() *cobra.Command {
 				if run.Annotations == nil {
 					run.Annotations = map[string]string{}
 				}
-				run.Annotations[local.OverridesAnnotation] = changed
+				run.Annotations[transform.OverridesAnnotation] = changed
 				fmt.Fprintf(cmd.ErrOrStderr(), "gauntlet: load shortened from the spec: %s\n", changed)
 			}
 			if root == "" {
@@ -93,7 +94,7 @@ func newRunCmd() *cobra.Command {
 			}
 			stderr := cmd.ErrOrStderr()
 			if scale != 0 && scale != 1 {
-				fmt.Fprintf(stderr, "gauntlet: load points scaled by %s (--scale): %s\n", local.FormatScale(scale), loadPoints(probe))
+				fmt.Fprintf(stderr, "gauntlet: load points scaled by %s (--scale): %s\n", transform.FormatScale(scale), loadPoints(probe))
 			}
 			fmt.Fprintf(stderr, "gauntlet: running %s locally; results in %s\n", run.Name, out)
 

@@ -24,6 +24,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
 
@@ -140,5 +141,5 @@ func generatorCPU(trials []benchv1.Trial, r benchv1.ResultRow) string {
 	if n == 0 {
 		return "-"
 	}
-	return local.FormatMillicores(sum / n)
+	return units.FormatMillicores(sum / n)
 }

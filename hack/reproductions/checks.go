@@ -8,6 +8,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // check is how a claim is decided from the runs. Every kind reads one figure (Metric) of the
@@ -122,7 +123,7 @@ func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
 		return v, ""
 	}
 	if mostlyFailed(row) {
-		return v, fmt.Sprintf("%s's requests mostly failed (%s errors): its figures are of failures", row.Target, local.FormatPPM(row.ErrorRatePPM.Median))
+		return v, fmt.Sprintf("%s's requests mostly failed (%s errors): its figures are of failures", row.Target, units.FormatPPM(row.ErrorRatePPM.Median))
 	}
 	closed := r.BR.Spec.Load.Model == "closed"
 	for _, f := range row.Flags {
@@ -411,9 +412,9 @@ func format(metric string, x int64) string {
 	case "rps":
 		return rps(x) + " req/s"
 	case "cpu":
-		return local.FormatMillicores(x) + " cores"
+		return units.FormatMillicores(x) + " cores"
 	case "memory":
-		return local.FormatBytes(x)
+		return units.FormatBytes(x)
 	case "errors":
 		return percent(x) + " errors"
 	}

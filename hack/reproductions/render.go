@@ -8,6 +8,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // verdictOrder is the summary's columns.
@@ -157,7 +158,7 @@ func gauntletRows(r *run) [][]string {
 		}
 		cpu := local.NoFigure
 		if row.CPUMillicores != nil {
-			cpu = local.FormatMillicores(row.CPUMillicores.Median)
+			cpu = units.FormatMillicores(row.CPUMillicores.Median)
 		}
 		// The latency of record: the wire's when it was captured, k6's otherwise (src).
 		rec, src := results.Record(row), "k6"
@@ -165,9 +166,9 @@ func gauntletRows(r *run) [][]string {
 			src = "wire"
 		}
 		rows = append(rows, []string{row.Target, row.Scenario, load, fmt.Sprint(row.Repetitions),
-			local.FormatMilliRPS(row.AchievedMilliRPS.Median), src, results.FormatMicros(rec[0]),
+			units.FormatMilliRPS(row.AchievedMilliRPS.Median), src, results.FormatMicros(rec[0]),
 			results.FormatMicros(rec[1]), results.FormatMicros(rec[3]), results.FormatMicros(rec[5]),
-			results.FormatMicros(row.P99Micros.Median), local.FormatPPM(row.ErrorRatePPM.Median), cpu, valid})
+			results.FormatMicros(row.P99Micros.Median), units.FormatPPM(row.ErrorRatePPM.Median), cpu, valid})
 	}
 	return rows
 }

@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
 // reportData is what report.html shows: the run, its rows and one set of charts per scenario.
@@ -40,7 +41,7 @@ type scenarioCharts struct {
 
 // Report renders report.html: a self-contained page with inline SVG charts.
 func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
-	d := reportData{Run: run, Scale: run.Annotations[ScaleAnnotation], NoiseFactor: results.NoiseFactor, Searches: searchRows(run)}
+	d := reportData{Run: run, Scale: run.Annotations[transform.ScaleAnnotation], NoiseFactor: results.NoiseFactor, Searches: searchRows(run)}
 	for _, r := range run.Status.Results {
 		row := reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)}
 		if r.Baseline != nil {

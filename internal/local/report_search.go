@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // recordStats are a row's latency of record with their spread: p50, p90, p95, p99, p99.9, max.
@@ -144,15 +145,12 @@ func searchRows(run *benchv1.BenchmarkRun) []searchRow {
 			r.Upper = fmt.Sprintf("%d/s", s.UpperRPS)
 		}
 		if s.CostMicroUSDPerMillion != nil {
-			r.Cost = FormatMicroUSD(*s.CostMicroUSDPerMillion)
+			r.Cost = units.FormatMicroUSD(*s.CostMicroUSDPerMillion)
 		}
 		out = append(out, r)
 	}
 	return out
 }
-
-// FormatMicroUSD prints millionths of a dollar as dollars: "$0.2083".
-func FormatMicroUSD(m int64) string { return fmt.Sprintf("$%.4f", float64(m)/1e6) }
 
 // WriteSearch prints the capacity searches (nothing without spec.load.search): answer,
 // bound, confidence, the repetitions that confirmed it, the lowest failing rate, the cost

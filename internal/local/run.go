@@ -17,6 +17,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
 // RunOptions is one local run of a BenchmarkRun.
@@ -91,14 +92,14 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 	if scale == 0 {
 		scale = 1
 	}
-	if err := ScaleLoad(spec, scale); err != nil {
+	if err := transform.ScaleLoad(spec, scale); err != nil {
 		return nil, nil, err
 	}
 	if scale != 1 {
 		if run.Annotations == nil {
 			run.Annotations = map[string]string{}
 		}
-		run.Annotations[ScaleAnnotation] = FormatScale(scale)
+		run.Annotations[transform.ScaleAnnotation] = transform.FormatScale(scale)
 	}
 	all, err := preset.LoadAll(filepath.Join(root, "targets"))
 	if err != nil {

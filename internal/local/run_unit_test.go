@@ -2,7 +2,6 @@ package local
 
 import (
 	"bytes"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,34 +11,37 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
 func TestScaleLoad(t *testing.T) {
 	spec := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Rates: []int32{50000, 10000, 20}}}
-	if err := ScaleLoad(&spec, 0.02); err != nil {
+	if err := transform.ScaleLoad(&spec, 0.02); err != nil {
 		t.Fatal(err)
 	}
 	if want := []int32{1000, 200, 1}; !slices.Equal(spec.Load.Rates, want) { // 0.4 rounds up to the floor of 1
 		t.Errorf("rates %v, want %v", spec.Load.Rates, want)
 	}
 	searching := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Search: &benchv1.Search{Start: 100, MaxRate: 1_000_000}}}
-	if err := ScaleLoad(&searching, 0.02); err != nil || searching.Load.Search.Start != 2 || searching.Load.Search.MaxRate != 20000 {
+	if err := transform.ScaleLoad(&searching, 0.02); err != nil || searching.Load.Search.Start != 2 || searching.Load.Search.MaxRate != 20000 {
 		t.Errorf("search: %+v %v", searching.Load.Search, err)
 	}
 	closed := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "closed", Connections: []int32{10, 12}}}
-	err := ScaleLoad(&closed, 0.1)
+	err := transform.ScaleLoad(&closed, 0.1)
 	if err == nil || !strings.Contains(err.Error(), "spec.load.connections[0] = 10 and spec.load.connections[1] = 12 both to 1") {
 		t.Errorf("colliding points: %v", err)
 	}
 	for _, f := range []float64{0, -1} {
-		if err := ScaleLoad(&spec, f); err == nil || !strings.Contains(err.Error(), "--scale") {
+		if err := transform.ScaleLoad(&spec, f); err == nil || !strings.Contains(err.Error(), "--scale") {
 			t.Errorf("scale %v: %v", f, err)
 		}
 	}
-	if FormatScale(0.02) != "0.02" {
-		t.Errorf("FormatScale(0.02) = %s", FormatScale(0.02))
+	if transform.FormatScale(0.02) != "0.02" {
+		t.Errorf("transform.FormatScale(0.02) = %s", transform.FormatScale(0.02))
 	}
 }
 

@@ -3,12 +3,12 @@ package local
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // WriteTable prints the result rows for a terminal: medians over the repetitions, n, and
@@ -108,7 +108,7 @@ func cellsOf(l benchv1.Load, r benchv1.ResultRow, withSpread bool) cells {
 	if withSpread {
 		lat = spread
 	}
-	c.RPS = FormatMilliRPS(r.AchievedMilliRPS.Median)
+	c.RPS = units.FormatMilliRPS(r.AchievedMilliRPS.Median)
 	rec := []benchv1.Stat{r.P50Micros, r.P90Micros, r.P99Micros, r.P999Micros, r.MaxMicros}
 	if r.LatencySource == benchv1.LatencyWire && r.Wire != nil {
 		rec = []benchv1.Stat{r.Wire.P50Micros, r.Wire.P90Micros, r.Wire.P99Micros, r.Wire.P999Micros, r.Wire.MaxMicros}
@@ -119,8 +119,8 @@ func cellsOf(l benchv1.Load, r benchv1.ResultRow, withSpread bool) cells {
 	if k6IsFloor(r) {
 		c.K6P99 += "*"
 	}
-	c.Errors = FormatPPM(r.ErrorRatePPM.Median)
-	c.CPU, c.Memory = statOr(r.CPUMillicores, FormatMillicores), statOr(r.MemoryBytes, FormatBytes)
+	c.Errors = units.FormatPPM(r.ErrorRatePPM.Median)
+	c.CPU, c.Memory = statOr(r.CPUMillicores, units.FormatMillicores), statOr(r.MemoryBytes, units.FormatBytes)
 	return c
 }
 
@@ -139,26 +139,4 @@ func statOr(s *benchv1.Stat, f func(int64) string) string {
 		return NoFigure
 	}
 	return f(s.Median)
-}
-
-// FormatMilliRPS prints a rate in requests per second with one decimal.
-func FormatMilliRPS(m int64) string { return strconv.FormatFloat(float64(m)/1000, 'f', 1, 64) }
-
-// FormatPPM prints an error rate as a percentage.
-func FormatPPM(ppm int64) string {
-	if ppm == 0 {
-		return "0%"
-	}
-	return strconv.FormatFloat(float64(ppm)/1e4, 'g', 3, 64) + "%"
-}
-
-// FormatMillicores prints CPU in cores: "0.42".
-func FormatMillicores(m int64) string { return strconv.FormatFloat(float64(m)/1000, 'f', 2, 64) }
-
-// FormatBytes prints memory in MiB or GiB.
-func FormatBytes(b int64) string {
-	if b >= 1<<30 {
-		return strconv.FormatFloat(float64(b)/(1<<30), 'f', 2, 64) + "GiB"
-	}
-	return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + "MiB"
 }

@@ -12,6 +12,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
 // A real run of two targets, two repetitions, seconds long: every figure is there, in
@@ -123,8 +124,8 @@ spec:
 		t.Fatalf("exit status %d", code)
 	}
 	run := c.status(t)
-	if got := run.Annotations[local.ScaleAnnotation]; got != "0.02" {
-		t.Errorf("annotation %s = %q, want 0.02", local.ScaleAnnotation, got)
+	if got := run.Annotations[transform.ScaleAnnotation]; got != "0.02" {
+		t.Errorf("annotation %s = %q, want 0.02", transform.ScaleAnnotation, got)
 	}
 	if len(run.Status.Results) != 1 {
 		t.Fatalf("%d rows", len(run.Status.Results))
