@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"os/exec"
 	"runtime"
-	"slices"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
+	"k8s.io/utils/cpuset"
 )
 
 // Available is the CPUs this process may run on.
@@ -39,24 +37,7 @@ func Split(cpus []int) (generator, target []int, shared bool) {
 }
 
 // Format writes a CPU list the way the kernel does: "0-3,6".
-func Format(cpus []int) string {
-	c := slices.Clone(cpus)
-	slices.Sort(c)
-	var parts []string
-	for i := 0; i < len(c); {
-		j := i
-		for j+1 < len(c) && c[j+1] == c[j]+1 {
-			j++
-		}
-		if j == i {
-			parts = append(parts, strconv.Itoa(c[i]))
-		} else {
-			parts = append(parts, strconv.Itoa(c[i])+"-"+strconv.Itoa(c[j]))
-		}
-		i = j + 1
-	}
-	return strings.Join(parts, ",")
-}
+func Format(cpus []int) string { return cpuset.New(cpus...).String() }
 
 // Start starts cmd on the given CPUs (none: unchanged). A child inherits the affinity of
 // the thread that forks it, so the calling goroutine is locked to its thread, that thread is

@@ -8,17 +8,20 @@ import (
 	"time"
 )
 
-func TestParseStatTicks(t *testing.T) {
-	// A command name with spaces and parentheses; utime 1500, stime 250.
-	stat := "4242 (k6 (x) y) S 1 4242 4242 0 -1 4194560 9000 0 0 0 1500 250 0 0 20 0 12 0 100 0 0"
-	got, err := parseStatTicks(stat)
-	if err != nil || got != 1750 {
-		t.Errorf("parseStatTicks = %d, %v; want 1750", got, err)
+// cpuTicks counts a busy child's CPU time: it grows while the child spins.
+func TestCPUTicksOfABusyChild(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "while :; do :; done")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	for _, bad := range []string{"no parenthesis", "1 (k6) S 1 2", "1 (k6) S 1 1 1 0 -1 0 0 0 0 0 x 2 0"} {
-		if _, err := parseStatTicks(bad); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	time.Sleep(300 * time.Millisecond)
+	got, err := cpuTicks(cmd.Process.Pid)
+	if err != nil || got < 1 {
+		t.Fatalf("cpuTicks of a spinning shell after 300 ms: %d, %v", got, err)
+	}
+	if _, err := cpuTicks(1 << 30); err == nil {
+		t.Error("cpuTicks of no such process: no error")
 	}
 }
 

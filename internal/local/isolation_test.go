@@ -149,28 +149,6 @@ func TestListeners(t *testing.T) {
 	}
 }
 
-func TestListenRows(t *testing.T) {
-	tcp := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1111 1 0000000000000000 100 0 0 10 0
-   1: 00000000:0050 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2222 1 0000000000000000 100 0 0 10 0
-   2: 0100007F:1F90 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000     0        0 3333 1 0000000000000000 20 4 30 10 -1
-`
-	tcp6 := `  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
-   0: 00000000000000000000000001000000:1F91 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4444 1 0000000000000000 100 0 0 10 0
-   1: 00000000000000000000000000000000:0051 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 5555 1 0000000000000000 100 0 0 10 0
-   2: 0000000000000000FFFF00000100007F:1F92 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 6666 1 0000000000000000 100 0 0 10 0
-`
-	var got []string
-	for _, r := range append(listenRows([]byte(tcp)), listenRows([]byte(tcp6))...) {
-		got = append(got, r.inode+"="+r.addr.String())
-	}
-	// Little-endian host words, as on x86-64 and arm64 (the machines this runs on).
-	want := "1111=127.0.0.1:8080 2222=0.0.0.0:80 4444=[::1]:8081 5555=[::]:81 6666=127.0.0.1:8082"
-	if strings.Join(got, " ") != want {
-		t.Errorf("rows\n got %s\nwant %s", strings.Join(got, " "), want)
-	}
-}
-
 // searchableBy names the folder a user cannot enter, whoever runs the test.
 func TestSearchableBy(t *testing.T) {
 	dir := t.TempDir()

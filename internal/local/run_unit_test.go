@@ -45,17 +45,17 @@ func TestScaleLoad(t *testing.T) {
 	}
 }
 
-func TestParseStatAndPSS(t *testing.T) {
-	info, err := parseStat([]byte("42 (a (weird) name) S 7 42 42 0 -1 4194560 100 0 0 0 150 25 0 0 20 0 1 0 5 0 0"))
-	if err != nil || info.PPID != 7 || info.PGID != 42 || info.State != "S" || info.Ticks != 175 {
-		t.Errorf("parseStat: %+v, %v", info, err)
+// Procs and the sampler's PSS read this very process through prometheus/procfs.
+func TestProcsAndPSSOfThisProcess(t *testing.T) {
+	self, ok := Procs()[os.Getpid()]
+	if !ok || !self.Live() || self.PPID != os.Getppid() || self.PGID != syscall.Getpgrp() {
+		t.Errorf("this process: %+v (found %v), want ppid %d, pgid %d", self, ok, os.Getppid(), syscall.Getpgrp())
 	}
-	kb, err := parsePSS(strings.NewReader("55d0-7ffd ---p 00000000 00:00 0 [rollup]\nRss:  2048 kB\nPss:  1536 kB\nPss_Anon: 1 kB\n"))
-	if err != nil || kb != 1536 {
-		t.Errorf("parsePSS: %d, %v", kb, err)
+	if pss := treePSS(map[int]int64{os.Getpid(): 0}); pss < 1<<20 {
+		t.Errorf("PSS of this test process: %d bytes, want at least 1 MiB", pss)
 	}
-	if _, err := parsePSS(strings.NewReader("Rss: 1 kB\n")); err == nil {
-		t.Error("parsePSS without a Pss line: no error")
+	if uid, err := procUid(os.Getpid()); err != nil || uid != os.Getuid() {
+		t.Errorf("procUid: %d, %v; want %d", uid, err, os.Getuid())
 	}
 }
 

@@ -1,13 +1,9 @@
 package local
 
 import (
-	"bufio"
-	"fmt"
-	"io"
-	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // userHZ is the unit of /proc/<pid>/stat CPU times (USER_HZ, 100 on amd64 and arm64).
@@ -105,35 +101,12 @@ func treeTicks(root int) map[int]int64 {
 // forked node workers) are split among their sharers, so the sum is what the tree costs.
 func treePSS(pids map[int]int64) int64 {
 	var sum int64
-	for p := range pids {
-		if kb, err := pssKB(p); err == nil {
-			sum += kb * 1024
+	for pid := range pids {
+		if p, err := procfs.NewProc(pid); err == nil {
+			if r, err := p.ProcSMapsRollup(); err == nil {
+				sum += int64(r.Pss)
+			}
 		}
 	}
 	return sum
-}
-
-func pssKB(pid int) (int64, error) {
-	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/smaps_rollup")
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	return parsePSS(f)
-}
-
-// parsePSS finds the "Pss:  1234 kB" line of smaps_rollup.
-func parsePSS(r io.Reader) (int64, error) {
-	s := bufio.NewScanner(r)
-	for s.Scan() {
-		line := s.Text()
-		if rest, ok := strings.CutPrefix(line, "Pss:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 2 && f[1] == "kB" {
-				return strconv.ParseInt(f[0], 10, 64)
-			}
-			return 0, fmt.Errorf("smaps_rollup: unexpected line %q", line)
-		}
-	}
-	return 0, fmt.Errorf("smaps_rollup: no Pss line")
 }
