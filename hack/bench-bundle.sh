@@ -6,7 +6,7 @@
 # both tools run with -skip-install.
 #
 #   hack/bench-bundle.sh pack generator   # k6, bench-generator, go-nethttp
-#   hack/bench-bundle.sh pack reference   # pingtable, wrk, node, the four targets and references
+#   hack/bench-bundle.sh pack reference   # pingtable, wrk, node, the five targets and references
 #   hack/bench-bundle.sh unpack           # on the measuring machine (PYTHON=its python3)
 #
 # pack reference downloads wheels for PY_VERSION (default 3.12, the measuring machine's).
@@ -34,6 +34,8 @@ pack_reference() {
   hack/targets/go.sh targets/go-nethttp
   hack/targets/go.sh hack/reference/go-nethttp
   hack/targets/node.sh targets/node-fastify
+  hack/targets/node.sh targets/node-express
+  hack/targets/node.sh hack/reference/node-express
   cp targets/go-nethttp/.build/server "${out}/go-nethttp"
   cp hack/reference/go-nethttp/.build/server "${out}/go-nethttp-reference"
   cp "$(command -v node)" "${out}/node"
@@ -43,13 +45,15 @@ pack_reference() {
   # wrk's shared libraries that an Ubuntu or another Debian may lack.
   ldd "$(command -v wrk)" | awk '/luajit/ {print $3}' | xargs -r -I{} cp -L {} "${out}/lib/"
   tar -C targets/node-fastify -cf "${out}/node-fastify-modules.tar" node_modules .build
+  tar -C targets/node-express -cf "${out}/node-express-modules.tar" node_modules .build
+  tar -C hack/reference/node-express -cf "${out}/node-express-reference-modules.tar" node_modules .build
   local py=${PY_VERSION:-3.12}
-  for t in python-starlette python-fastapi; do
+  for req in targets/python-{starlette,fastapi}/requirements.txt hack/reference/python-{starlette,fastapi}/requirements.txt; do
     python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: \
       --python-version "${py}" --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 \
-      --platform manylinux_2_28_x86_64 --implementation cp -d "${out}/wheels" -r "targets/${t}/requirements.txt"
+      --platform manylinux_2_28_x86_64 --implementation cp -d "${out}/wheels" -r "${req}"
   done
-  xz -T0 -9 "${out}/pingtable" "${out}/go-nethttp" "${out}/go-nethttp-reference" "${out}/node" "${out}/node-fastify-modules.tar"
+  xz -T0 -9 "${out}/pingtable" "${out}/go-nethttp" "${out}/go-nethttp-reference" "${out}/node" "${out}"/*-modules.tar
 }
 
 unpack() {
@@ -63,14 +67,16 @@ unpack() {
   [[ -f "${out}/go-nethttp" ]] && install -m 0755 "${out}/go-nethttp" targets/go-nethttp/.build/server
   [[ -f "${out}/go-nethttp-reference" ]] && install -m 0755 "${out}/go-nethttp-reference" hack/reference/go-nethttp/.build/server
   [[ -f "${out}/node-fastify-modules.tar" ]] && tar -C targets/node-fastify -xf "${out}/node-fastify-modules.tar"
+  [[ -f "${out}/node-express-modules.tar" ]] && tar -C targets/node-express -xf "${out}/node-express-modules.tar"
+  [[ -f "${out}/node-express-reference-modules.tar" ]] && tar -C hack/reference/node-express -xf "${out}/node-express-reference-modules.tar"
   if [[ -d "${out}/wheels" ]]; then
     local python=${PYTHON:-python3}
-    for t in python-starlette python-fastapi; do
-      rm -rf "targets/${t}/.venv"
-      "${python}" -m venv --without-pip "targets/${t}/.venv"
+    for d in targets/python-{starlette,fastapi} hack/reference/python-{starlette,fastapi}; do
+      rm -rf "${d}/.venv"
+      "${python}" -m venv --without-pip "${d}/.venv"
       # The measuring machine has no index: pip itself comes from the interpreter's own.
-      "${python}" -m pip --python "targets/${t}/.venv/bin/python" install -q --no-index --no-deps \
-        --find-links "${out}/wheels" -r "targets/${t}/requirements.txt"
+      "${python}" -m pip --python "${d}/.venv/bin/python" install -q --no-index --no-deps \
+        --find-links "${out}/wheels" -r "${d}/requirements.txt"
     done
   fi
   hack/local-user.sh

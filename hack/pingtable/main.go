@@ -4,9 +4,10 @@
 //	hack/apt.sh wrk && go run ./hack/pingtable [-workers 2] [-duration 10s] [-connections 50]
 //
 // With -reference, each target with a hack/reference app is measured against it (target ÷
-// reference req/s), one worker, server and wrk pinned to different cores, alternating:
+// reference req/s and p99), one worker, server and wrk pinned to different cores, a warm-up
+// before each run, alternating, in two passes (the second starting with the reference):
 //
-//	go run ./hack/pingtable -reference [-rounds 3] [-only python-] [-target-env GODEBUG=multipathtcp=0]
+//	go run ./hack/pingtable -reference [-rounds 3] [-passes 2] [-warmup 5s] [-only python-] [-target-env GODEBUG=multipathtcp=0]
 package main
 
 import (
@@ -31,9 +32,11 @@ func main() {
 	conns := flag.Int("connections", 50, "wrk -c")
 	only := flag.String("only", "", "regexp of target names to measure")
 	ref := flag.Bool("reference", false, "measure each target against its hack/reference app")
-	rounds := flag.Int("rounds", 3, "-reference: alternating rounds")
-	serverCPU := flag.String("server-cpus", "0", "-reference: CPUs of the server (taskset list)")
-	wrkCPU := flag.String("wrk-cpus", "1", "-reference: CPUs of wrk (taskset list)")
+	rounds := flag.Int("rounds", 3, "-reference: measured runs of each side per pass")
+	passes := flag.Int("passes", 2, "-reference: passes; odd ones start with the target, even ones with the reference")
+	warmup := flag.Duration("warmup", 5*time.Second, "-reference: unmeasured wrk run before each measured one")
+	serverCPU := flag.String("server-cpus", "1", "-reference: CPUs of the server (taskset list)")
+	wrkCPU := flag.String("wrk-cpus", "0", "-reference: CPUs of wrk (taskset list)")
 	targetEnv := flag.String("target-env", "", "-reference: KEY=VALUE[,KEY=VALUE] added to the targets' environment")
 	skipInstall := flag.Bool("skip-install", false, "-reference: use targets and references as already installed and built (a machine without their toolchains: hack/bench-bundle.sh)")
 	flag.Parse()
@@ -43,7 +46,7 @@ func main() {
 		if *targetEnv != "" {
 			env = strings.Split(*targetEnv, ",")
 		}
-		if err := runReference(root, refOptions{rounds: *rounds, duration: *duration, conns: *conns, serverCPU: *serverCPU,
+		if err := runReference(root, refOptions{rounds: *rounds, passes: *passes, warmup: *warmup, duration: *duration, conns: *conns, serverCPU: *serverCPU,
 			wrkCPU: *wrkCPU, only: regexp.MustCompile(*only), targetEnv: env, skipInstall: *skipInstall}); err != nil {
 			fmt.Fprintln(os.Stderr, "pingtable:", err)
 			os.Exit(1)

@@ -1,8 +1,10 @@
 package main
 
-// -reference: each target against its framework's minimal app (hack/reference/<preset>),
-// one worker, the server pinned to one core and wrk to another, target and reference
-// alternating within every round, so drift on a shared machine hits both alike.
+// -reference: each target against its framework's best public configuration
+// (hack/reference/<preset>), one worker, the server pinned to one core and wrk to another,
+// a warm-up before every measured run, target and reference alternating within a pass (the
+// first pass starts with the target, the next with the reference), so drift on a shared
+// machine hits both alike.
 
 import (
 	"context"
@@ -25,35 +27,48 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
 
-// reference is how a framework's minimal app starts, with its target's installed packages.
+// reference is how a framework's reference app starts.
 type reference struct {
 	// argv, run in hack/reference/<preset>; "{target}" is the target's folder.
 	argv []string
 	env  []string
-	// build, when set, runs first in the reference's folder (for compiled references).
+	// build, when set, runs first in the reference's folder: the compiled references' build,
+	// and the install of those with their own pinned packages (hack/targets' installers,
+	// cached, so a second run costs nothing).
 	build []string
 }
 
 var references = map[string]reference{
-	"python-starlette": {argv: uvicorn("python-starlette")},
-	"python-fastapi":   {argv: uvicorn("python-fastapi")},
+	"python-starlette": gunicorn(),
+	"python-fastapi":   gunicorn(),
 	"go-nethttp":       {build: []string{"bash", "{root}/hack/targets/go.sh", "."}, argv: []string{".build/server"}},
 	"node-fastify":     {argv: []string{"node", "app.js"}, env: []string{"NODE_PATH={target}/node_modules"}},
+	"node-express":     {build: []string{"bash", "{root}/hack/targets/node.sh", "."}, argv: []string{"node", "app.js"}},
 }
 
-func uvicorn(target string) []string {
-	return []string{"{target}/.venv/bin/python", "-m", "uvicorn", "app:app", "--host", "127.0.0.1", "--port", "{port}",
-		"--loop", "uvloop", "--http", "httptools", "--no-access-log", "--log-level", "warning", "--workers", "1"}
+// gunicorn is the Python references' server: gunicorn with uvicorn's worker class, from the
+// reference's own venv and gunicorn.conf.py.
+func gunicorn() reference {
+	return reference{build: []string{"bash", "{root}/hack/targets/python.sh", "."},
+		argv: []string{".venv/bin/gunicorn", "app:app", "-c", "gunicorn.conf.py"}, env: []string{"WORKERS=1"}}
 }
 
 type refOptions struct {
-	rounds            int
-	duration          time.Duration
+	rounds            int // measured runs of each side per pass
+	passes            int // passes: odd ones start with the target, even ones with the reference
+	duration, warmup  time.Duration
 	conns             int
 	serverCPU, wrkCPU string
 	only              *regexp.Regexp
 	targetEnv         []string // extra environment for the targets (e.g. GODEBUG=multipathtcp=0)
 	skipInstall       bool     // targets installed and references built beforehand
+}
+
+// sample is one measured wrk run.
+type sample struct {
+	rps  float64
+	p99  time.Duration
+	load string // the 1-minute load average as the run ended: a shared machine's drift
 }
 
 func runReference(root string, o refOptions) error {
@@ -72,48 +87,68 @@ func runReference(root string, o refOptions) error {
 			chosen = append(chosen, p)
 		}
 	}
-	type runs struct{ target, ref []float64 }
-	got := map[string]*runs{}
-	for r := 1; r <= o.rounds; r++ {
+	type runs struct{ target, ref []sample }
+	out := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(out, "pass\ttarget\tframework\ttarget req/s (median; runs)\treference req/s (median; runs)\ttarget ÷ reference\tp99 target / reference\tload averages\n")
+	for pass := 1; pass <= o.passes; pass++ {
+		got := map[string]*runs{}
 		for _, p := range chosen {
-			if got[p.Name] == nil {
-				got[p.Name] = &runs{}
-			}
-			order := []bool{true, false} // target first on odd rounds, reference first on even
-			if r%2 == 0 {
-				order = []bool{false, true}
-			}
-			for _, isTarget := range order {
-				var rps float64
+			g := &runs{}
+			got[p.Name] = g
+			// Strict alternation: T R T R ... on odd passes, R T R T ... on even ones.
+			for i := 0; i < 2*o.rounds; i++ {
+				isTarget := (i%2 == 0) == (pass%2 == 1)
+				var s sample
 				var err error
 				if isTarget {
-					rps, err = wrkTarget(root, p, o)
-					got[p.Name].target = append(got[p.Name].target, rps)
+					s, err = wrkTarget(root, p, o)
+					g.target = append(g.target, s)
 				} else {
-					rps, err = wrkReference(root, p, o)
-					got[p.Name].ref = append(got[p.Name].ref, rps)
+					s, err = wrkReference(root, p, o)
+					g.ref = append(g.ref, s)
 				}
 				if err != nil {
 					return fmt.Errorf("%s (target %v): %w", p.Name, isTarget, err)
 				}
-				fmt.Fprintf(os.Stderr, "round %d %s %s: %.0f req/s\n", r, p.Name, map[bool]string{true: "target", false: "reference"}[isTarget], rps)
+				fmt.Fprintf(os.Stderr, "pass %d %s %s: %.0f req/s, p99 %v, load %s\n", pass, p.Name,
+					map[bool]string{true: "target", false: "reference"}[isTarget], s.rps, s.p99, s.load)
 			}
 		}
+		for _, p := range chosen {
+			g := got[p.Name]
+			mt, mr := median(rpsOf(g.target)), median(rpsOf(g.ref))
+			var loads []string
+			for _, s := range append(append([]sample(nil), g.target...), g.ref...) {
+				loads = append(loads, s.load)
+			}
+			fmt.Fprintf(out, "%d\t%s\t%s %s\t%.0f; %s\t%.0f; %s\t%.2f\t%v / %v\t%s\n", pass, p.Name, p.Framework.Name,
+				p.Framework.Version, mt, list(rpsOf(g.target)), mr, list(rpsOf(g.ref)), mt/mr,
+				medianDuration(g.target), medianDuration(g.ref), strings.Join(loads, " "))
+		}
 	}
-	out := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(out, "target\tframework\ttarget req/s (median; runs)\treference req/s (median; runs)\ttarget ÷ reference\n")
-	for _, p := range chosen {
-		g := got[p.Name]
-		mt, mr := median(g.target), median(g.ref)
-		fmt.Fprintf(out, "%s\t%s %s\t%.0f; %s\t%.0f; %s\t%.2f\n", p.Name, p.Framework.Name, p.Framework.Version,
-			mt, list(g.target), mr, list(g.ref), mt/mr)
-	}
-	fmt.Fprintf(out, "wrk -t1 -c%d -d%v, one worker; server on CPUs %s, wrk on %s; %d alternating rounds\n",
-		o.conns, o.duration, o.serverCPU, o.wrkCPU, o.rounds)
+	fmt.Fprintf(out, "wrk -t1 -c%d -d%v --latency after a %v warm-up, one worker; server on CPUs %s, wrk on %s; "+
+		"%d runs of each side per pass, alternating; %d passes (the second starts with the reference); medians\n",
+		o.conns, o.duration, o.warmup, o.serverCPU, o.wrkCPU, o.rounds, o.passes)
 	return out.Flush()
 }
 
-func wrkTarget(root string, p *preset.Preset, o refOptions) (float64, error) {
+func rpsOf(s []sample) []float64 {
+	v := make([]float64, len(s))
+	for i, x := range s {
+		v[i] = x.rps
+	}
+	return v
+}
+
+func medianDuration(s []sample) time.Duration {
+	v := make([]float64, len(s))
+	for i, x := range s {
+		v[i] = float64(x.p99)
+	}
+	return time.Duration(median(v)).Round(10 * time.Microsecond)
+}
+
+func wrkTarget(root string, p *preset.Preset, o refOptions) (sample, error) {
 	env := map[string]string{}
 	for _, kv := range o.targetEnv {
 		k, v, _ := strings.Cut(kv, "=")
@@ -121,21 +156,21 @@ func wrkTarget(root string, p *preset.Preset, o refOptions) (float64, error) {
 	}
 	tg, err := local.StartTarget(context.Background(), local.TargetOptions{Preset: p, Ports: local.PortRange{Lo: 17000, Hi: 17999}, Workers: 1, Env: env})
 	if err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	defer tg.Stop(15 * time.Second)
 	if err := pin.Group(tg.Pid(), o.serverCPU); err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	return wrkRPS(tg.URL+"/api/ping", o)
 }
 
-func wrkReference(root string, p *preset.Preset, o refOptions) (float64, error) {
+func wrkReference(root string, p *preset.Preset, o refOptions) (sample, error) {
 	ref := references[p.Name]
 	dir := filepath.Join(root, "hack", "reference", p.Name)
 	port, err := local.FreePort(local.PortRange{Lo: 17000, Hi: 17999})
 	if err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	expand := strings.NewReplacer("{root}", root, "{target}", filepath.Join(root, "targets", p.Name), "{port}", strconv.Itoa(port))
 	sub := func(in []string) []string {
@@ -150,7 +185,7 @@ func wrkReference(root string, p *preset.Preset, o refOptions) (float64, error) 
 		cmd := exec.Command(b[0], b[1:]...)
 		cmd.Dir = dir
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return 0, fmt.Errorf("building the reference: %v: %s", err, out)
+			return sample{}, fmt.Errorf("building the reference: %v: %s", err, out)
 		}
 	}
 	argv := sub(ref.argv)
@@ -159,15 +194,15 @@ func wrkReference(root string, p *preset.Preset, o refOptions) (float64, error) 
 	cmd.Env = append(append(os.Environ(), sub(ref.env)...), "PORT="+strconv.Itoa(port), "GOMAXPROCS=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() }()
 	url := fmt.Sprintf("http://127.0.0.1:%d/api/ping", port)
 	if err := waitOK(url, 30*time.Second); err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	if err := pin.Group(cmd.Process.Pid, o.serverCPU); err != nil {
-		return 0, err
+		return sample{}, err
 	}
 	return wrkRPS(url, o)
 }
@@ -186,19 +221,45 @@ func waitOK(url string, timeout time.Duration) error {
 	return errors.New(url + " never answered 200")
 }
 
-func wrkRPS(url string, o refOptions) (float64, error) {
-	raw, err := exec.Command("taskset", "-c", o.wrkCPU, "wrk", "-t1", fmt.Sprintf("-c%d", o.conns), "-d"+o.duration.String(), url).CombinedOutput()
+// wrkRPS warms url up for o.warmup (not measured), then measures it for o.duration.
+func wrkRPS(url string, o refOptions) (sample, error) {
+	wrk := func(d time.Duration) ([]byte, error) {
+		raw, err := exec.Command("taskset", "-c", o.wrkCPU, "wrk", "-t1", fmt.Sprintf("-c%d", o.conns), "-d"+d.String(),
+			"--latency", url).CombinedOutput()
+		if err != nil {
+			return nil, fmt.Errorf("wrk: %v: %s", err, raw)
+		}
+		if bad := regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`).FindSubmatch(raw); bad != nil {
+			return nil, fmt.Errorf("%s non-2xx answers from %s", bad[1], url)
+		}
+		return raw, nil
+	}
+	if o.warmup > 0 {
+		if _, err := wrk(o.warmup); err != nil {
+			return sample{}, err
+		}
+	}
+	raw, err := wrk(o.duration)
 	if err != nil {
-		return 0, fmt.Errorf("wrk: %v: %s", err, raw)
+		return sample{}, err
 	}
 	m := rpsRe.FindSubmatch(raw)
 	if m == nil {
-		return 0, fmt.Errorf("wrk printed no Requests/sec: %s", raw)
+		return sample{}, fmt.Errorf("wrk printed no Requests/sec: %s", raw)
 	}
-	if bad := regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`).FindSubmatch(raw); bad != nil {
-		return 0, fmt.Errorf("%s non-2xx answers from %s", bad[1], url)
+	rps, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		return sample{}, err
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	s := sample{rps: rps, load: "?"}
+	if p := p99Re.FindSubmatch(raw); p != nil {
+		// wrk prints "1.23ms", "950.00us" or "1.02s": Go's duration syntax, but for "us".
+		s.p99, _ = time.ParseDuration(strings.Replace(string(p[1]), "us", "µs", 1))
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		s.load = strings.Fields(string(b))[0]
+	}
+	return s, nil
 }
 
 func median(v []float64) float64 {

@@ -9,4 +9,5 @@ export declare function runHttpWorker(cfg: Config, opts: {
   name: string;
   pg: PgModule;
   buildHandler: (db: Database | null) => RequestListener;
+  timeouts?: Partial<Pick<Server, 'keepAliveTimeout' | 'headersTimeout' | 'requestTimeout'>>;
 }): Promise<void>;

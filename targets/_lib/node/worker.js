@@ -46,8 +46,10 @@ function closeServer(server) {
 
 // runHttpWorker serves a (req, res) handler, such as an Express or Connect app, on
 // cfg.host:cfg.port with node:http. buildHandler receives the worker's Database (or null
-// without DATABASE_URL); pg is the target's own pg module (see db.js).
-async function runHttpWorker(cfg, { name, pg, buildHandler }) {
+// without DATABASE_URL); pg is the target's own pg module (see db.js). timeouts, when given,
+// are node:http Server properties set before listening (keepAliveTimeout, headersTimeout,
+// requestTimeout): a target states in its target.yaml why it changes node's defaults.
+async function runHttpWorker(cfg, { name, pg, buildHandler, timeouts }) {
   let server = null;
   let db = null;
   onShutdown(name, async () => {
@@ -57,6 +59,7 @@ async function runHttpWorker(cfg, { name, pg, buildHandler }) {
 
   db = await openDatabase(pg, cfg);
   server = http.createServer(buildHandler(db));
+  Object.assign(server, timeouts);
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(cfg.port, cfg.host, resolve);
