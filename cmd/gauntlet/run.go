@@ -26,7 +26,7 @@ func newRunCmd() *cobra.Command {
 		file, out, root, name string
 		baselinePath          string
 		isLocal, allowUnsafe  bool
-		sharedCPUs            bool
+		sharedCPUs, noLimits  bool
 		scale                 float64
 		overrides             local.Overrides
 	)
@@ -106,7 +106,7 @@ func newRunCmd() *cobra.Command {
 			}
 			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
 				AllowUnsafe: allowUnsafe, OutDir: out, Progress: stderr, Live: isTerminal(stderr), NullResponder: []string{self, "null-responder"},
-				SharedCPUs: sharedCPUs, Baseline: baselinePath})
+				SharedCPUs: sharedCPUs, NoLimits: noLimits, Baseline: baselinePath})
 			if run.Status.StartedAt == nil {
 				return runErr // refused before anything started
 			}
@@ -151,6 +151,9 @@ func newRunCmd() *cobra.Command {
 	f.Int32Var(&overrides.Repetitions, "repetitions", 0, "replace spec.load.repetitions (recorded)")
 	f.BoolVar(&sharedCPUs, "shared-cpus", false, "do not give k6 and the targets disjoint CPUs (every row is then flagged SharedCores);\n"+
 		"for a machine so busy with other work that k6 on half its CPUs cannot keep the rate")
+	f.BoolVar(&noLimits, "no-limits", false, "run the targets without their spec.targets[].resources limits; by default each runs in a cgroup of its own\n"+
+		"under its CPU as a CFS quota and its memory as a limit, as the kubelet does (needs root and the cpu and memory\n"+
+		"cgroup controllers, v1 or v2); status.targets[].limits records either")
 	f.BoolVar(&allowUnsafe, "allow-unsafe", false, "run a spec you trust even though it sets what the local mode refuses: PostgreSQL or PgBouncer parameters\n"+
 		"outside the allow-lists (archive_command, shared_preload_libraries, file paths...), target env that loads code\n"+
 		"(LD_PRELOAD, NODE_OPTIONS, PYTHONPATH, BASH_ENV...) or HOST (a listener beyond 127.0.0.1)")
