@@ -48,7 +48,9 @@ type BenchmarkRunStatus struct {
 	// +kubebuilder:validation:MaxLength=2048
 	TargetNames string `json:"targetNames,omitempty"`
 
-	// Headline is a one-line result, such as "best p99: go 1.9ms @ 1000/s"; at most
+	// Headline is a one-line result, such as "best p99: go 1.9ms @ 1000/s", or
+	// "inconclusive: fastapi's row is GeneratorBound (...)" when an invalid row of the best
+	// row's scenario and load point has a lower p99; at most
 	// MaxMessageLength (512) bytes.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
