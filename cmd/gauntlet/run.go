@@ -84,6 +84,9 @@ func newRunCmd() *cobra.Command {
 			if _, _, err := local.PrepareRun(probe, root, scale, allowUnsafe); err != nil {
 				return err
 			}
+			if err := local.CheckLimits(noLimits); err != nil {
+				return err
+			}
 			k6bin, err := k6.Binary(root)
 			if err != nil {
 				return err

@@ -34,11 +34,27 @@ func enforceLimits(run *benchv1.BenchmarkRun, noLimits bool) (*limits, error) {
 			return &limits{host: h, run: r, groups: map[string]*cgroups.Group{}}, nil
 		}
 	}
+	return nil, limitsError(err)
+}
+
+// CheckLimits says, before anything starts, why this machine cannot enforce the targets'
+// limits (nil when it can, or with noLimits).
+func CheckLimits(noLimits bool) error {
+	if noLimits {
+		return nil
+	}
+	if _, err := cgroups.Detect(); err != nil {
+		return limitsError(err)
+	}
+	return nil
+}
+
+func limitsError(err error) error {
 	hint := "run as root on a machine with the cpu and memory cgroup controllers"
 	if errors.Is(err, cgroups.ErrNoPrivilege) {
 		hint = "run as root (sudo)"
 	}
-	return nil, fmt.Errorf("spec.targets[].resources: the local mode enforces each target's CPU and memory limits as the kubelet does (a cgroup per target) and cannot here: %v; %s, or pass --no-limits to run the targets without limits (status.targets[].limits then says so)", err, hint)
+	return fmt.Errorf("spec.targets[].resources: the local mode enforces each target's CPU and memory limits as the kubelet does (a cgroup per target) and cannot here: %w; %s, or pass --no-limits to run the targets without limits (status.targets[].limits then says so)", err, hint)
 }
 
 // add creates the target's cgroup with its spec's limits and records them in the status;

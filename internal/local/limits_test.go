@@ -43,6 +43,9 @@ func TestNoLimits(t *testing.T) {
 	if err := l.finish(run); err != nil {
 		t.Error(err)
 	}
+	if err := CheckLimits(true); err != nil {
+		t.Errorf("CheckLimits(noLimits): %v", err)
+	}
 }
 
 func TestDescribeLimits(t *testing.T) {
@@ -70,6 +73,9 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	}
 	if err != nil {
 		t.Fatalf("this test needs root and the cpu and memory cgroup controllers: %v", err)
+	}
+	if err := CheckLimits(false); err != nil {
+		t.Errorf("CheckLimits says no where the limits were applied: %v", err)
 	}
 	defer l.finish(run)
 	cpus, err := cpuset.Available()
