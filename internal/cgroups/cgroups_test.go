@@ -38,7 +38,7 @@ func TestV2Files(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runDir := filepath.Join(root, "gauntlet-demo-"+strconv.Itoa(os.Getpid()))
+	runDir := filepath.Join(root, "gauntlet-local-demo-"+strconv.Itoa(os.Getpid()))
 	if got := readFile(t, filepath.Join(runDir, "cgroup.subtree_control")); got != "+cpu +memory" {
 		t.Errorf("subtree_control %q", got)
 	}
@@ -96,7 +96,7 @@ func TestV1Files(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "gauntlet-demo-" + strconv.Itoa(os.Getpid())
+	name := "gauntlet-local-demo-" + strconv.Itoa(os.Getpid())
 	got := readFile(t, filepath.Join(cpu, name, "node", "cpu.cfs_quota_us")) + " " + readFile(t, filepath.Join(cpu, name, "node", "cpu.cfs_period_us")) +
 		" " + readFile(t, filepath.Join(mem, name, "node", "memory.limit_in_bytes"))
 	if got != "150000 100000 1073741824" {
@@ -155,9 +155,9 @@ func TestSweep(t *testing.T) {
 	root := t.TempDir()
 	h := NewV2(root)
 	h.rmdir = os.Remove // empty folders, as a run killed after its targets leaves them
-	dead := "gauntlet-old-999999999"
-	live := "gauntlet-now-" + strconv.Itoa(os.Getpid())
-	for _, d := range []string{dead + "/go", live + "/go", "other-999999999", "gauntlet-x-notapid"} {
+	dead := "gauntlet-local-old-999999999"
+	live := "gauntlet-local-now-" + strconv.Itoa(os.Getpid())
+	for _, d := range []string{dead + "/go", live + "/go", "other-999999999", "gauntlet-local-x-notapid", "gauntlet-lab"} {
 		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestSweep(t *testing.T) {
 		t.Errorf("removed %v, want only %s", removed, dead)
 	}
 	left, _ := os.ReadDir(root)
-	if len(left) != 3 {
+	if len(left) != 4 {
 		t.Errorf("left %v", left)
 	}
 }

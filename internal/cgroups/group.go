@@ -13,9 +13,9 @@ import (
 )
 
 // Prefix starts the name of every cgroup this package creates.
-const Prefix = "gauntlet-"
+const Prefix = "gauntlet-local-"
 
-// Run is one run's cgroup ("gauntlet-<run>-<pid>"), parent of one group per target.
+// Run is one run's cgroup ("gauntlet-local-<run>-<pid>"), parent of one group per target.
 type Run struct {
 	host   *Host
 	Name   string
@@ -265,7 +265,7 @@ func (g *Group) empty(timeout time.Duration) error {
 }
 
 // Sweep removes the cgroups of earlier runs whose process is gone (a run killed with
-// SIGKILL cannot clean up): only "gauntlet-*-<pid>" folders, only once empty. It returns
+// SIGKILL cannot clean up): only "gauntlet-local-*-<pid>" folders (not the lab's gauntlet-lab), only once empty. It returns
 // the ones removed.
 func (h *Host) Sweep() []string {
 	var removed []string

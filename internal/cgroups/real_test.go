@@ -85,7 +85,7 @@ func TestRealLimits(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	for _, dir := range []string{h.CPUParent, h.MemoryParent} {
-		if _, err := os.Stat(filepath.Join(dir, "gauntlet-test-limits-"+strconv.Itoa(os.Getpid()))); !errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, "gauntlet-local-test-limits-"+strconv.Itoa(os.Getpid()))); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("cgroup left in %s: %v", dir, err)
 		}
 	}

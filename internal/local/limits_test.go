@@ -100,13 +100,13 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 		t.Errorf("pinned to %v (%v), want %v", got, err, pin)
 	}
 	// This process's own thread went back: it is not in the target's group.
-	if mine, _ := os.ReadFile("/proc/self/cgroup"); strings.Contains(string(mine), "gauntlet-limits-") {
+	if mine, _ := os.ReadFile("/proc/self/cgroup"); strings.Contains(string(mine), "gauntlet-local-limits-") {
 		t.Errorf("this process stayed in the target's cgroup:\n%s", mine)
 	}
 	time.Sleep(500 * time.Millisecond)
 	rec := targetStatus(run, "spin").Limits
 	if rec == nil || !rec.Applied || rec.CPUQuotaMicros != 10_000 || rec.CPUPeriodMicros != 100_000 || rec.MemoryBytes != 64<<20 ||
-		!strings.Contains(rec.Cgroup, "gauntlet-limits-"+strconv.Itoa(os.Getpid())) {
+		!strings.Contains(rec.Cgroup, "gauntlet-local-limits-"+strconv.Itoa(os.Getpid())) {
 		t.Errorf("status %+v", rec)
 	}
 	if err := l.finish(run); err != nil {
