@@ -358,6 +358,13 @@ type LatencyStats struct {
 	P99Micros  Stat `json:"p99Micros"`
 	P999Micros Stat `json:"p999Micros"`
 	MaxMicros  Stat `json:"maxMicros"`
+	// UncertaintyMicros bounds how far each percentile may sit from the target's own time
+	// because of where the capture stamps packets (README, "Where the wire figure is
+	// stamped"): both stamps are the loopback device's receive path, so a response's
+	// includes its hand-off from the target's transmit path, and two independent captures
+	// of the same packets differ by up to this much.
+	// +optional
+	UncertaintyMicros int64 `json:"uncertaintyMicros,omitempty"`
 }
 
 // GeneratorFloor is k6's latency in a calibration trial (the same plan against the null
