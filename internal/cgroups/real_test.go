@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,4 +109,58 @@ func cpuSeconds(t *testing.T, pids []int) float64 {
 		sum += st.CPUTime()
 	}
 	return sum
+}
+
+// The v2 start path for real: this machine's unified hierarchy has no cpu or memory
+// controller to limit with, but a process started through a v2 group is born in it
+// (clone3 with CLONE_INTO_CGROUP), and so is what it forks.
+func TestRealV2Start(t *testing.T) {
+	if os.Geteuid() != 0 {
+		return // creating a cgroup needs root; TestRealLimits checks the refusal
+	}
+	mounts, err := procfs.GetMounts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := ""
+	for _, m := range mounts {
+		if m.FSType == "cgroup2" {
+			root = m.MountPoint
+			break
+		}
+	}
+	if root == "" {
+		t.Fatal("no cgroup2 mount: this test needs the unified hierarchy (v2 or hybrid)")
+	}
+	h := NewV2(root)
+	name := Prefix + "v2start-" + strconv.Itoa(os.Getpid())
+	dir := filepath.Join(root, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{host: h, Name: name, dirs: []string{dir}}
+	g := &Group{host: h, Name: name, cpuDir: dir, memDir: dir}
+	r.groups = []*Group{g}
+	defer func() { _ = r.Remove() }()
+	cmd := exec.Command("sh", "-c", "sleep 30 & wait")
+	if err := g.Start(cmd, cmd.Start); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for deadline := time.Now().Add(5 * time.Second); len(pids) < 2 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		pids, _ = g.Procs()
+	}
+	if len(pids) != 2 || !slices.Contains(pids, cmd.Process.Pid) {
+		t.Errorf("group holds %v, want the shell %d and its sleep", pids, cmd.Process.Pid)
+	}
+	if mine, _ := os.ReadFile("/proc/self/cgroup"); strings.Contains(string(mine), name) {
+		t.Errorf("this process went into the group:\n%s", mine)
+	}
+	if err := r.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("cgroup %s left behind: %v", dir, err)
+	}
 }
