@@ -61,13 +61,9 @@ func limitsError(err error) error {
 // the target's processes start in the group it returns (nil under --no-limits). cpus are
 // the target side's pinned CPUs: a limit above them cannot be reached, and the status says so.
 func (l *limits) add(run *benchv1.BenchmarkRun, t benchv1.Target, cpus []int) (*cgroups.Group, error) {
-	want := cgroups.Limits{}
-	if q := t.Resources.CPU; q != nil {
-		want.MilliCPU = q.MilliValue()
-	}
-	if q := t.Resources.Memory; q != nil {
-		want.MemoryBytes = q.Value()
-	}
+	// As in a cluster, where the API's defaults become the container's limits.
+	cpu, mem := t.Resources.CPUOrDefault(), t.Resources.MemoryOrDefault()
+	want := cgroups.Limits{MilliCPU: cpu.MilliValue(), MemoryBytes: mem.Value()}
 	rec := &benchv1.LocalLimits{CPUMillicores: want.MilliCPU}
 	targetStatus(run, t.Name).Limits = rec
 	if l.run == nil {

@@ -40,6 +40,13 @@ func TestNoLimits(t *testing.T) {
 	if lines := limitsLines(run); len(lines) != 1 || !strings.HasPrefix(lines[0], "go: not applied (--no-limits)") {
 		t.Errorf("lines %q", lines)
 	}
+	// No resources at all: the API's defaults, as the cluster gives the container.
+	if _, err := l.add(run, benchv1.Target{Name: "bare", Preset: "go-nethttp"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := targetStatus(run, "bare").Limits; got.CPUMillicores != 1000 {
+		t.Errorf("unset resources: %+v, want the default 1 CPU", got)
+	}
 	if err := l.finish(run); err != nil {
 		t.Error(err)
 	}
