@@ -40,6 +40,9 @@ func newRunCmd() *cobra.Command {
 			"its status), results.json and report.html. --scale multiplies every load point, so a\n" +
 			"seed written for a cluster fits this machine. Ctrl-C stops every process and writes what\n" +
 			"was measured so far. Exit status 1 when the run failed or was interrupted.\n\n" +
+			"Each target runs under its resources as a kubelet would enforce them: in a cgroup of its own,\n" +
+			"its CPU as a CFS quota (100 ms period) and its memory as a limit, on top of the CPU pinning;\n" +
+			"this needs root and the cpu and memory cgroup controllers, and --no-limits runs without.\n\n" +
 			"A spec may come from someone else, and here nothing sandboxes it, so the local mode refuses,\n" +
 			"naming the field: PostgreSQL parameters outside an allow-list (seed 001's profile and\n" +
 			"throughput tuning: memory, WAL, checkpoints, planner, parallelism, autovacuum, timeouts,\n" +
