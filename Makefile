@@ -50,14 +50,14 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	hack/local-user.sh  # the unprivileged user targets run as when tests run as root
 	# At once (hack/parallel.sh): from an empty Go cache these builds are most of deps, and one's
 	# downloads and links overlap another's compiles. postgresql-15 ships pg_stat_statements
-	# (Debian folded -contrib into it). test/chart: helm and kubeconform (built once into bin/),
+	# (Debian folded -contrib into it); tcpdump is internal/wire's independent capture. test/chart: helm and kubeconform (built once into bin/),
 	# and kubeconform's schemas generated from the envtest kube-apiserver (which it builds).
 	# helm after kube-apiserver: it takes 77% of its sources from what that compiled, which
 	# two builds at once would each compile. Every target installed (npm, pip, its build) as
 	# the local tier would on first use.
 	hack/parallel.sh \
 	  'hack/targets/install-all.sh >/dev/null' \
-	  'hack/apt.sh postgresql-15 pgbouncer && hack/prometheus.sh >/dev/null' \
+	  'hack/apt.sh postgresql-15 pgbouncer tcpdump && hack/prometheus.sh >/dev/null' \
 	  'hack/k6.sh >/dev/null' \
 	  'hack/kube-schemas.sh >/dev/null && hack/tools.sh helm >/dev/null' \
 	  'hack/tools.sh kubeconform >/dev/null && hack/grafana-schema.sh >/dev/null'

@@ -58,6 +58,9 @@ func (s *BenchmarkRunStatus) Bound() {
 		for j := range t.FailedChecks {
 			t.FailedChecks[j] = Clip(t.FailedChecks[j], MaxFailedCheckLength)
 		}
+		if l := t.Limits; l != nil {
+			l.Cgroup, l.Message = Clip(l.Cgroup, MaxMessageLength), Clip(l.Message, MaxMessageLength)
+		}
 	}
 	for i := range s.Trials {
 		s.Trials[i].Message = Clip(s.Trials[i].Message, MaxMessageLength)

@@ -48,7 +48,9 @@ type BenchmarkRunStatus struct {
 	// +kubebuilder:validation:MaxLength=2048
 	TargetNames string `json:"targetNames,omitempty"`
 
-	// Headline is a one-line result, such as "best p99: go 1.9ms @ 1000/s"; at most
+	// Headline is a one-line result, such as "best p99: go 1.9ms @ 1000/s", or
+	// "inconclusive: fastapi's row is GeneratorBound (...)" when an invalid row of the best
+	// row's scenario and load point has a lower p99; at most
 	// MaxMessageLength (512) bytes.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
@@ -149,6 +151,47 @@ type TargetStatus struct {
 	// +kubebuilder:validation:MaxItems=10
 	// +kubebuilder:validation:items:MaxLength=256
 	FailedChecks []string `json:"failedChecks,omitempty"`
+	// Limits is how the local mode enforced the target's resources: in a cluster the
+	// kubelet enforces them, and this is absent.
+	// +optional
+	Limits *LocalLimits `json:"limits,omitempty"`
+}
+
+// LocalLimits are the CPU and memory limits the local mode put on a target's processes, in
+// a cgroup of their own, as the kubelet does for a container's limits: the spec's CPU as a
+// CFS quota per period, its memory as the cgroup's memory limit. The figures are read back
+// from the cgroup.
+type LocalLimits struct {
+	// Applied is true when every process of the target ran under the limits below.
+	Applied bool `json:"applied"`
+	// CPUMillicores is the spec's CPU (request and limit).
+	// +optional
+	CPUMillicores int64 `json:"cpuMillicores,omitempty"`
+	// CPUQuotaMicros of CPU time per CPUPeriodMicros (100,000, the kubelet's default).
+	// +optional
+	CPUQuotaMicros int64 `json:"cpuQuotaMicros,omitempty"`
+	// +optional
+	CPUPeriodMicros int64 `json:"cpuPeriodMicros,omitempty"`
+	// MemoryBytes is the memory limit; past it the kernel kills a process of the target.
+	// +optional
+	MemoryBytes int64 `json:"memoryBytes,omitempty"`
+	// ThrottledPeriods of PeriodsRun (CFS periods in which the target ran) ended with its
+	// quota spent: the target waited ThrottledMicros in all, over the whole run.
+	// +optional
+	PeriodsRun int64 `json:"periodsRun,omitempty"`
+	// +optional
+	ThrottledPeriods int64 `json:"throttledPeriods,omitempty"`
+	// +optional
+	ThrottledMicros int64 `json:"throttledMicros,omitempty"`
+	// Cgroup is where: "cgroup v1 <cpu folder> <memory folder>" or "cgroup v2 <folder>".
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Cgroup string `json:"cgroup,omitempty"`
+	// Message says what was applied, or why not (not root, no cpu or memory controller,
+	// --no-limits).
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Message string `json:"message,omitempty"`
 }
 
 // TrialPhase is the state of one trial.
@@ -315,6 +358,13 @@ type LatencyStats struct {
 	P99Micros  Stat `json:"p99Micros"`
 	P999Micros Stat `json:"p999Micros"`
 	MaxMicros  Stat `json:"maxMicros"`
+	// UncertaintyMicros bounds how far each percentile may sit from the target's own time
+	// because of where the capture stamps packets (README, "Where the wire figure is
+	// stamped"): both stamps are the loopback device's receive path, so a response's
+	// includes its hand-off from the target's transmit path, and two independent captures
+	// of the same packets differ by up to this much.
+	// +optional
+	UncertaintyMicros int64 `json:"uncertaintyMicros,omitempty"`
 }
 
 // GeneratorFloor is k6's latency in a calibration trial (the same plan against the null

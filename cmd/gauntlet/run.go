@@ -27,7 +27,7 @@ func newRunCmd() *cobra.Command {
 		file, out, root, name string
 		baselinePath          string
 		isLocal, allowUnsafe  bool
-		sharedCPUs            bool
+		sharedCPUs, noLimits  bool
 		scale                 float64
 		overrides             transform.Overrides
 	)
@@ -41,6 +41,9 @@ func newRunCmd() *cobra.Command {
 			"its status), results.json and report.html. --scale multiplies every load point, so a\n" +
 			"seed written for a cluster fits this machine. Ctrl-C stops every process and writes what\n" +
 			"was measured so far. Exit status 1 when the run failed or was interrupted.\n\n" +
+			"Each target runs under its resources as a kubelet would enforce them: in a cgroup of its own,\n" +
+			"its CPU as a CFS quota (100 ms period) and its memory as a limit, on top of the CPU pinning;\n" +
+			"this needs root and the cpu and memory cgroup controllers, and --no-limits runs without.\n\n" +
 			"A spec may come from someone else, and here nothing sandboxes it, so the local mode refuses,\n" +
 			"naming the field: PostgreSQL parameters outside an allow-list (seed 001's profile and\n" +
 			"throughput tuning: memory, WAL, checkpoints, planner, parallelism, autovacuum, timeouts,\n" +
@@ -85,6 +88,9 @@ func newRunCmd() *cobra.Command {
 			if _, _, err := local.PrepareRun(probe, root, scale, allowUnsafe); err != nil {
 				return err
 			}
+			if err := local.CheckLimits(noLimits); err != nil {
+				return err
+			}
 			k6bin, err := k6.Binary(root)
 			if err != nil {
 				return err
@@ -107,7 +113,7 @@ func newRunCmd() *cobra.Command {
 			}
 			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
 				AllowUnsafe: allowUnsafe, OutDir: out, Progress: stderr, Live: isTerminal(stderr), NullResponder: []string{self, "null-responder"},
-				SharedCPUs: sharedCPUs, Baseline: baselinePath})
+				SharedCPUs: sharedCPUs, NoLimits: noLimits, Baseline: baselinePath})
 			if run.Status.StartedAt == nil {
 				return runErr // refused before anything started
 			}
@@ -152,6 +158,9 @@ func newRunCmd() *cobra.Command {
 	f.Int32Var(&overrides.Repetitions, "repetitions", 0, "replace spec.load.repetitions (recorded)")
 	f.BoolVar(&sharedCPUs, "shared-cpus", false, "do not give k6 and the targets disjoint CPUs (every row is then flagged SharedCores);\n"+
 		"for a machine so busy with other work that k6 on half its CPUs cannot keep the rate")
+	f.BoolVar(&noLimits, "no-limits", false, "run the targets without their spec.targets[].resources limits; by default each runs in a cgroup of its own\n"+
+		"under its CPU as a CFS quota and its memory as a limit, as the kubelet does (needs root and the cpu and memory\n"+
+		"cgroup controllers, v1 or v2); status.targets[].limits records either")
 	f.BoolVar(&allowUnsafe, "allow-unsafe", false, "run a spec you trust even though it sets what the local mode refuses: PostgreSQL or PgBouncer parameters\n"+
 		"outside the allow-lists (archive_command, shared_preload_libraries, file paths...), target env that loads code\n"+
 		"(LD_PRELOAD, NODE_OPTIONS, PYTHONPATH, BASH_ENV...) or HOST (a listener beyond 127.0.0.1)")

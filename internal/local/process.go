@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
 )
 
@@ -31,6 +32,8 @@ type Spec struct {
 	LogFile string
 	// CPUs, when set, pins the process and everything it starts to these CPUs.
 	CPUs []int
+	// Cgroup, when set, is the cgroup the process and everything it starts are born in.
+	Cgroup *cgroups.Group
 }
 
 // Account is a Unix user to run a process as.
@@ -84,7 +87,7 @@ func Start(spec Spec) (*Process, error) {
 		out = io.MultiWriter(p.log, f)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	err = cpuset.Start(cmd, spec.CPUs)
+	err = spec.Cgroup.Start(cmd, func() error { return cpuset.Start(cmd, spec.CPUs) })
 	w.Close()
 	if err != nil {
 		r.Close()

@@ -24,6 +24,8 @@ type reportData struct {
 	Searches    []searchRow
 	// Compared: the rows have verdicts against a baseline.
 	Compared bool
+	// Limits: each target's CPU and memory limits, or why none.
+	Limits []string
 }
 
 type reportRow struct {
@@ -41,7 +43,7 @@ type scenarioCharts struct {
 
 // Report renders report.html: a self-contained page with inline SVG charts.
 func Report(run *benchv1.BenchmarkRun) ([]byte, error) {
-	d := reportData{Run: run, Scale: run.Annotations[transform.ScaleAnnotation], NoiseFactor: results.NoiseFactor, Searches: searchRows(run)}
+	d := reportData{Run: run, Scale: run.Annotations[transform.ScaleAnnotation], NoiseFactor: results.NoiseFactor, Searches: searchRows(run), Limits: limitsLines(run)}
 	for _, r := range run.Status.Results {
 		row := reportRow{ResultRow: r, cells: cellsOf(run.Spec.Load, r, true)}
 		if r.Baseline != nil {
@@ -210,7 +212,7 @@ svg{display:block;margin:1em 0}
 {{end}}<h2>Results</h2>
 <p class="muted">Medians over the repetitions (min–max in brackets). A row marked invalid is not the target's figure: the load generator or the offered rate could not be trusted.
 p50…max are the latency of record: <b>wire</b> (the time from a request's first packet to its response's first packet on the target's port, no load generator in it) when every repetition was captured, else <b>k6</b> (the generator's timings). k6's own p50/p99 stand beside them; floor is k6's p50–p99 against the null responder at the same rate; * marks a k6 p99 under {{.NoiseFactor}}x the floor: the generator's, not the target's.
-{{with .Run.Status.Placement}}<br>CPUs: {{.Message}}{{end}}</p>
+{{with .Run.Status.Placement}}<br>CPUs: {{.Message}}{{end}}{{range .Limits}}<br>limits: {{.}}{{end}}</p>
 <table><tr><th>target</th><th>scenario</th><th>load</th><th>n</th><th>req/s</th><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th><th>k6 p50</th><th>k6 p99</th><th>floor</th><th>errors</th><th>CPU</th><th>memory</th><th>valid</th>{{if .Compared}}<th>vs baseline</th>{{end}}</tr>
 {{range .Rows}}<tr{{if not .Valid}} class="bad"{{end}}><td>{{.Target}}</td><td>{{.Scenario}}</td><td>{{.Load}}</td><td>{{.Repetitions}}</td><td>{{.RPS}}</td><td>{{.Source}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{.P999}}</td><td>{{.Max}}</td><td>{{.K6P50}}</td><td>{{.K6P99}}</td><td>{{.Floor}}</td><td>{{.Errors}}</td><td>{{.CPU}}</td><td>{{.Memory}}</td><td>{{.Validity}}{{if .Message}} <span class="muted">{{.Message}}</span>{{end}}</td>{{if $.Compared}}<td{{with .Baseline}} class="{{.Verdict}}"{{end}}>{{with .Baseline}}{{.Verdict}}{{else}}–{{end}}</td>{{end}}</tr>
 {{end}}</table>

@@ -45,6 +45,9 @@ type RunOptions struct {
 	// SharedCPUs leaves k6 and the targets on every CPU (no pinning), as before placement
 	// existed; the rows are then flagged SharedCores. For comparisons (hack/fidelity).
 	SharedCPUs bool
+	// NoLimits runs the targets without their resources' limits (--no-limits); by default
+	// each target runs in a cgroup under its CPU quota and memory limit, as in a cluster.
+	NoLimits bool
 	// AllowUnsafe lets through what CheckUnsafe refuses (--allow-unsafe).
 	AllowUnsafe bool
 	// Baseline is a results folder or status.yaml to compare the run with (--baseline);
@@ -64,6 +67,7 @@ type runner struct {
 	services services
 	progress *progress
 	cpus     placement
+	limits   *limits        // each target's cgroup
 	null     *nullResponder // started at the first calibration trial
 	noWire   string         // why the wire capture is unavailable, once known
 }
@@ -144,6 +148,11 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	if err != nil {
 		return run, err
 	}
+	lim, err := enforceLimits(run, opts.NoLimits)
+	if err != nil {
+		return run, err
+	}
+	defer func() { _ = lim.finish(run) }() // removed however the run ends
 	for _, dir := range []string{opts.OutDir, filepath.Join(opts.OutDir, "logs"), filepath.Join(opts.OutDir, "trials")} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return run, err
@@ -153,7 +162,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	r := &runner{opts: opts, run: run, presets: presets, targets: map[string]*targetState{}}
+	r := &runner{opts: opts, run: run, presets: presets, targets: map[string]*targetState{}, limits: lim}
 	st := &run.Status
 	now := metav1.Now()
 	st.StartedAt, st.Phase, st.Trials, st.Results = &now, benchv1.PhaseProvisioning, nil, nil
@@ -188,6 +197,9 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		if fatal == "" && ctx.Err() == nil {
 			fatal = err.Error()
 		}
+	}
+	if err := lim.finish(run); err != nil {
+		r.progress.note("removing the targets' cgroups: %v", err)
 	}
 	interrupted := ctx.Err() != nil
 	finish(run, interrupted, fatal)

@@ -209,7 +209,12 @@ func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 			}
 		}
 	}
-	r.progress.note("starting %s (%s, %d worker(s))", t.Name, t.Preset, max(t.Workers, 1))
+	g, err := r.limits.add(r.run, t, r.cpus.target)
+	if err != nil {
+		return err
+	}
+	opts.Cgroup = g
+	r.progress.note("starting %s (%s, %d worker(s); limits: %s)", t.Name, t.Preset, max(t.Workers, 1), targetStatus(r.run, t.Name).Limits.Message)
 	proc, err := StartTarget(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)

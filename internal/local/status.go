@@ -9,6 +9,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/search"
+	"github.com/gauntlet-bench/gauntlet/internal/wire"
 )
 
 // setCondition records a condition; the transition time is now whenever its status changes.
@@ -27,6 +28,11 @@ func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string) {
 	st := &run.Status
 	st.Phase = benchv1.PhaseAnalyzing
 	st.Results = results.Aggregate(&run.Spec, st.Trials)
+	for i := range st.Results {
+		if w := st.Results[i].Wire; w != nil {
+			w.UncertaintyMicros = wire.UncertaintyMicros
+		}
+	}
 	results.ApplyPlacement(st.Results, st.Placement)
 	st.Headline = results.Headline(st.Results)
 	st.Search = search.Status(&run.Spec, st.Trials)

@@ -39,6 +39,9 @@ func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
 	if p := run.Status.Placement; p != nil {
 		fmt.Fprintf(w, "CPUs: %s\n", p.Message)
 	}
+	for _, l := range limitsLines(run) {
+		fmt.Fprintf(w, "limits: %s\n", l)
+	}
 	// Skipped and failed trials have no row of their own (or only part of one): say why.
 	seen := map[string]bool{}
 	for _, t := range run.Status.Trials {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
 
@@ -36,6 +37,8 @@ type TargetOptions struct {
 	LogFile string
 	// CPUs, when set, pins the target to these CPUs (the placement's target side).
 	CPUs []int
+	// Cgroup, when set, holds the target's processes under its resources' limits.
+	Cgroup *cgroups.Group
 }
 
 // Target is a running target process.
@@ -160,7 +163,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 	if err := runnableBy(acct, dir, argv[0]); err != nil {
 		return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
 	}
-	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: dir, Env: env, RunAs: acct, LogFile: opts.LogFile, CPUs: opts.CPUs}); err != nil {
+	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: dir, Env: env, RunAs: acct, LogFile: opts.LogFile, CPUs: opts.CPUs, Cgroup: opts.Cgroup}); err != nil {
 		return nil, err
 	}
 	proc := t.proc

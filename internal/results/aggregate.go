@@ -284,6 +284,9 @@ func TrialCounts(trials []benchv1.Trial) (done, planned int) {
 }
 
 // Headline names the lowest median p99 of record among valid rows at the highest load point.
+// It crowns no one when an invalid row of the same scenario and load point has a lower p99:
+// that target might be the faster one, and its figure cannot say (a GeneratorBound row's
+// latency is partly k6's). The headline then names that row and why it is invalid.
 func Headline(rows []benchv1.ResultRow) string {
 	var best *benchv1.ResultRow
 	for i := range rows {
@@ -299,11 +302,36 @@ func Headline(rows []benchv1.ResultRow) string {
 	if best == nil {
 		return "no valid result"
 	}
-	src := ""
-	if best.LatencySource == benchv1.LatencyWire {
-		src = " (wire)"
+	if rival := hiddenRival(rows, best); rival != nil {
+		return fmt.Sprintf("inconclusive: %s's row is %s (%s @ %d: its p99 %s%s is below the best valid row's %s)", rival.Target, strings.Join(rival.Flags, ","),
+			best.Scenario, best.LoadPoint, FormatMicros(Record(*rival)[3]), sourceNote(*rival), FormatMicros(Record(*best)[3]))
 	}
-	return fmt.Sprintf("best p99: %s %s %s%s @ %d", best.Target, best.Scenario, FormatMicros(Record(*best)[3]), src, best.LoadPoint)
+	return fmt.Sprintf("best p99: %s %s %s%s @ %d", best.Target, best.Scenario, FormatMicros(Record(*best)[3]), sourceNote(*best), best.LoadPoint)
+}
+
+// hiddenRival is the invalid row of best's scenario and load point with the lowest p99 of
+// record below best's, or nil. A row with no latency measured (every repetition failed)
+// is no rival.
+func hiddenRival(rows []benchv1.ResultRow, best *benchv1.ResultRow) *benchv1.ResultRow {
+	var rival *benchv1.ResultRow
+	for i := range rows {
+		r := &rows[i]
+		p99 := Record(*r)[3]
+		if r.Valid || r.Scenario != best.Scenario || r.LoadPoint != best.LoadPoint || p99 <= 0 || p99 >= Record(*best)[3] {
+			continue
+		}
+		if rival == nil || p99 < Record(*rival)[3] {
+			rival = r
+		}
+	}
+	return rival
+}
+
+func sourceNote(r benchv1.ResultRow) string {
+	if r.LatencySource == benchv1.LatencyWire {
+		return " (wire)"
+	}
+	return ""
 }
 
 // FormatMicros prints a latency the way people read them: 850µs, 1.86ms, 2.3s.

@@ -238,8 +238,8 @@ func DatabaseHost(run *benchv1.BenchmarkRun) string {
 // guaranteed makes requests equal limits (Guaranteed QoS), with the API's defaults.
 func guaranteed(r benchv1.Resources) corev1.ResourceRequirements {
 	list := corev1.ResourceList{
-		corev1.ResourceCPU:    quantityOr(r.CPU, "1"),
-		corev1.ResourceMemory: quantityOr(r.Memory, "1Gi"),
+		corev1.ResourceCPU:    r.CPUOrDefault(),
+		corev1.ResourceMemory: r.MemoryOrDefault(),
 	}
 	return corev1.ResourceRequirements{Requests: list, Limits: list.DeepCopy()}
 }

@@ -53,6 +53,15 @@ spec:
 	if len(st.Results) != 1 || st.Results[0].Repetitions != 1 {
 		t.Errorf("rows %+v: want one row with the one measured repetition", st.Results)
 	}
+	// The target ran under its (default) limits, and its cgroup went with the interruption.
+	if len(st.Targets) != 1 || st.Targets[0].Limits == nil || !st.Targets[0].Limits.Applied || st.Targets[0].Limits.CPUQuotaMicros != 100_000 {
+		t.Errorf("status.targets %+v: want go's limits applied (1 CPU: 100000 µs per period)", st.Targets)
+	}
+	left, _ := filepath.Glob("/sys/fs/cgroup/*/gauntlet-local-interrupted-" + strconv.Itoa(c.cmd.Process.Pid))
+	more, _ := filepath.Glob("/sys/fs/cgroup/*/*/*/gauntlet-local-interrupted-" + strconv.Itoa(c.cmd.Process.Pid))
+	if len(left)+len(more) > 0 {
+		t.Errorf("cgroups left after the interruption: %v %v", left, more)
+	}
 }
 
 // A target killed mid-trial fails that trial with its exit and output; the run goes on,

@@ -1,0 +1,149 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
+)
+
+// limits are the run's cgroups: each target's resources enforced as the kubelet enforces a
+// container's limits, so one document means the same constraints here and in a cluster.
+type limits struct {
+	host   *cgroups.Host
+	run    *cgroups.Run // nil: not enforced (--no-limits)
+	groups map[string]*cgroups.Group
+}
+
+// noLimitsMessage is each target's limits message under --no-limits.
+const noLimitsMessage = "not applied (--no-limits): the target may use every CPU of the target side and any memory, unlike in a cluster"
+
+// enforceLimits creates the run's cgroup, or says plainly why it cannot (the caller refuses
+// the run before anything starts). noLimits keeps the targets unlimited.
+func enforceLimits(run *benchv1.BenchmarkRun, noLimits bool) (*limits, error) {
+	if noLimits {
+		return &limits{}, nil
+	}
+	h, err := cgroups.Detect()
+	if err == nil {
+		var r *cgroups.Run
+		h.Sweep() // a run killed with SIGKILL left its (empty) cgroups
+		if r, err = h.NewRun(run.Name); err == nil {
+			return &limits{host: h, run: r, groups: map[string]*cgroups.Group{}}, nil
+		}
+	}
+	return nil, limitsError(err)
+}
+
+// CheckLimits says, before anything starts, why this machine cannot enforce the targets'
+// limits (nil when it can, or with noLimits).
+func CheckLimits(noLimits bool) error {
+	if noLimits {
+		return nil
+	}
+	if _, err := cgroups.Detect(); err != nil {
+		return limitsError(err)
+	}
+	return nil
+}
+
+func limitsError(err error) error {
+	hint := "run as root on a machine with the cpu and memory cgroup controllers"
+	if errors.Is(err, cgroups.ErrNoPrivilege) {
+		hint = "run as root (sudo)"
+	}
+	return fmt.Errorf("spec.targets[].resources: the local mode enforces each target's CPU and memory limits as the kubelet does (a cgroup per target) and cannot here: %w; %s, or pass --no-limits to run the targets without limits (status.targets[].limits then says so)", err, hint)
+}
+
+// add creates the target's cgroup with its spec's limits and records them in the status;
+// the target's processes start in the group it returns (nil under --no-limits). cpus are
+// the target side's pinned CPUs: a limit above them cannot be reached, and the status says so.
+func (l *limits) add(run *benchv1.BenchmarkRun, t benchv1.Target, cpus []int) (*cgroups.Group, error) {
+	// As in a cluster, where the API's defaults become the container's limits.
+	cpu, mem := t.Resources.CPUOrDefault(), t.Resources.MemoryOrDefault()
+	want := cgroups.Limits{MilliCPU: cpu.MilliValue(), MemoryBytes: mem.Value()}
+	rec := &benchv1.LocalLimits{CPUMillicores: want.MilliCPU}
+	targetStatus(run, t.Name).Limits = rec
+	if l.run == nil {
+		rec.Message = noLimitsMessage
+		return nil, nil
+	}
+	g, err := l.run.Add(t.Name, want)
+	if err != nil {
+		rec.Message = "not applied: " + err.Error()
+		return nil, fmt.Errorf("target %s: limits: %w", t.Name, err)
+	}
+	l.groups[t.Name] = g
+	a := g.Applied
+	rec.Applied, rec.CPUQuotaMicros, rec.CPUPeriodMicros, rec.MemoryBytes = true, a.QuotaMicros, a.PeriodMicros, a.MemoryBytes
+	rec.Cgroup = fmt.Sprintf("cgroup v%d %s", l.host.Version, g.Path())
+	rec.Message = describeLimits(rec, len(cpus))
+	return g, nil
+}
+
+// describeLimits is the status's and the terminal's line for applied limits.
+func describeLimits(l *benchv1.LocalLimits, pinned int) string {
+	cpu := "no CPU limit"
+	if l.CPUQuotaMicros > 0 {
+		cpu = fmt.Sprintf("CPU %dm (CFS quota %d µs per %d µs)", l.CPUMillicores, l.CPUQuotaMicros, l.CPUPeriodMicros)
+	}
+	mem := "no memory limit"
+	if l.MemoryBytes > 0 {
+		mem = "memory " + units.FormatBytes(l.MemoryBytes)
+	}
+	msg := cpu + ", " + mem
+	if pinned > 0 && l.CPUMillicores > int64(pinned)*1000 {
+		msg += fmt.Sprintf("; the target side is pinned to %d CPU(s), so it gets at most %dm", pinned, pinned*1000)
+	}
+	return msg
+}
+
+// finish records each group's throttling over the run and removes the run's cgroups
+// (killing anything of a target still in them). Safe on a nil or unlimited run.
+func (l *limits) finish(run *benchv1.BenchmarkRun) error {
+	if l == nil || l.run == nil {
+		return nil
+	}
+	for name, g := range l.groups {
+		if th, err := g.Throttling(); err == nil {
+			if rec := targetStatus(run, name).Limits; rec != nil {
+				rec.PeriodsRun, rec.ThrottledPeriods, rec.ThrottledMicros = th.Periods, th.ThrottledPeriods, th.ThrottledMicros
+			}
+		}
+	}
+	err := l.run.Remove()
+	l.run, l.groups = nil, nil
+	return err
+}
+
+// targetStatus is the target's status.targets entry, added when missing.
+func targetStatus(run *benchv1.BenchmarkRun, name string) *benchv1.TargetStatus {
+	st := &run.Status
+	for i := range st.Targets {
+		if st.Targets[i].Name == name {
+			return &st.Targets[i]
+		}
+	}
+	st.Targets = append(st.Targets, benchv1.TargetStatus{Name: name})
+	return &st.Targets[len(st.Targets)-1]
+}
+
+// limitsLines are the terminal's and the report's lines on each target's limits.
+func limitsLines(run *benchv1.BenchmarkRun) []string {
+	var lines []string
+	for _, t := range run.Status.Targets {
+		l := t.Limits
+		if l == nil {
+			continue
+		}
+		line := t.Name + ": " + l.Message
+		if l.ThrottledPeriods > 0 {
+			line += fmt.Sprintf("; throttled in %d of %d periods (%s in all)", l.ThrottledPeriods, l.PeriodsRun, results.FormatMicros(l.ThrottledMicros))
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
