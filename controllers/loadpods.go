@@ -119,6 +119,9 @@ func runnerFailure(p *corev1.Pod) string {
 			if term.Reason != "" {
 				msg += " (" + term.Reason + ")"
 			}
+			if p.Status.Reason != "" { // the kubelet's verdict on the pod: Evicted, NodeLost
+				msg += "; the pod failed" + podFailed(p)
+			}
 			return msg
 		}
 	}

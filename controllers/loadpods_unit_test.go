@@ -105,6 +105,8 @@ func TestRunnerFailure(t *testing.T) {
 		Limits: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("256Mi")}}}}
 	evicted := k6RunnerPod("1")
 	evicted.Status.Phase, evicted.Status.Reason, evicted.Status.Message = corev1.PodFailed, "Evicted", "The node was low on resource: memory."
+	evictedKilled := exited(k6RunnerPod("1"), 137, "Error")
+	evictedKilled.Status.Reason, evictedKilled.Status.Message = evicted.Status.Reason, evicted.Status.Message
 	cases := []struct {
 		name string
 		pod  corev1.Pod
@@ -116,6 +118,7 @@ func TestRunnerFailure(t *testing.T) {
 		{"thresholds", exited(k6RunnerPod("1"), 99, "Error"), "k6 thresholds were crossed in runner pod " + podsTestRun + "-1-x7k2p (exit code 99)"},
 		{"killed", exited(k6RunnerPod("1"), 137, "Error"), "k6 runner pod " + podsTestRun + "-1-x7k2p exited with code 137 (Error)"},
 		{"no reason", exited(k6RunnerPod("1"), 1, ""), "k6 runner pod " + podsTestRun + "-1-x7k2p exited with code 1"},
+		{"evicted, its k6 killed", evictedKilled, "k6 runner pod " + podsTestRun + "-1-x7k2p exited with code 137 (Error); the pod failed: Evicted: The node was low"},
 		{"evicted", evicted, "k6 runner pod " + podsTestRun + "-1-x7k2p failed: Evicted: The node was low on resource: memory."},
 	}
 	for _, c := range cases {
