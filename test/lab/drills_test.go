@@ -448,8 +448,9 @@ func podNames(pods *corev1.PodList) []string {
 	return names
 }
 
-// drillUnschedulableTimeout is the manager's --unschedulable-timeout in the lab (its default).
-const drillUnschedulableTimeout = 2 * time.Minute
+// drillUnschedulableTimeout is the chart's timeouts.unschedulable in the lab: the starter
+// drill waits it out, and a seed's pod that waits for CPU a drill holds may wait this long.
+const drillUnschedulableTimeout = 3 * time.Minute
 
 // testStarterUnschedulable: k6-operator's starter pod cannot be scheduled (it asks for more
 // CPU than the node has, as it could not find room in a cold lab run beside the drills), so
