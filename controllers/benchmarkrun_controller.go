@@ -78,11 +78,16 @@ type Timeouts struct {
 	// (k6-operator down, runners unschedulable; default 10m).
 	TrialStart time.Duration
 	// TrialFinish is from the end of a trial's measured window until the TestRun has
-	// finished and every runner pod has terminated (a runner pod lost; default 5m).
+	// finished and every runner pod has terminated (k6-operator stalled; default 5m).
 	TrialFinish time.Duration
-	Poll        time.Duration // requeue while waiting on other operators (default 5s)
-	Grace       time.Duration // after a window's end before Prometheus is read (default 15s)
-	Measure     time.Duration // how long unreadable figures are retried (default 2m)
+	// Unschedulable is how long a pod of a trial's TestRun (k6-operator's initializer,
+	// runners or starter) may stay refused by the scheduler; past it the trial fails with the
+	// scheduler's reason. Set it above the time a cluster autoscaler takes to add a node
+	// (default 2m).
+	Unschedulable time.Duration
+	Poll          time.Duration // requeue while waiting on other operators (default 5s)
+	Grace         time.Duration // after a window's end before Prometheus is read (default 15s)
+	Measure       time.Duration // how long unreadable figures are retried (default 2m)
 	// MeasureCall bounds one pass's Prometheus queries, so a slow Prometheus cannot hold
 	// the reconcile worker (default 30s).
 	MeasureCall time.Duration
@@ -99,6 +104,7 @@ func (t Timeouts) withDefaults() Timeouts {
 	def(&t.Verify, 5*time.Minute)
 	def(&t.TrialStart, 10*time.Minute)
 	def(&t.TrialFinish, 5*time.Minute)
+	def(&t.Unschedulable, 2*time.Minute)
 	def(&t.MeasureCall, 30*time.Second)
 	def(&t.Poll, 5*time.Second)
 	def(&t.Grace, 15*time.Second)

@@ -50,6 +50,9 @@ const (
 	ReasonVerifyTimeout = "VerificationTimeout"
 	// ReasonTrialTimeout: a TestRun did not start, or did not finish, within its deadline.
 	ReasonTrialTimeout = "TrialTimeout"
+	// ReasonLoadUnschedulable: a pod of a trial's TestRun (initializer, runner or starter)
+	// stayed unschedulable past its deadline; also the event while it waits.
+	ReasonLoadUnschedulable = "LoadUnschedulable"
 	// ReasonTargetDrift: a target's Deployment was deleted, scaled down or edited mid-run.
 	ReasonTargetDrift = "TargetChanged"
 	// ReasonDatabaseDrift: the run's PostgreSQL or PgBouncer went unready, or a pod of theirs

@@ -86,10 +86,11 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 			fakes.script(run.Name, &k6Outcome{unschedulable: true})
 		}, benchv1.ConditionComplete, ReasonTrialTimeout, []string{"did not start its runners within 3s", `stage "created"`,
 			"Unschedulable: 0/3 nodes are available"}, true},
+		// Lost runners fail the trial at once, not at the TrialFinish deadline.
 		{"runner-pod-lost", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{losePods: true})
-		}, benchv1.ConditionComplete, ReasonTrialTimeout, []string{"did not finish within 3s of its measured window's end", `stage "started"`,
-			"0 of 1 found, 0 terminated"}, true},
+		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"1 of TestRun", "1 k6 runner pods are gone while it loaded the target",
+			"node lost"}, true},
 		{"create-refused", func(run *benchv1.BenchmarkRun) {
 			cpu := resource.MustParse("-1")
 			run.Spec.Targets[0].Resources.CPU = &cpu

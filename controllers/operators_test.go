@@ -43,6 +43,17 @@ type k6Outcome struct {
 	// losePods: the runner pods vanish once started (a node lost), and the TestRun stays
 	// in the started stage, as k6-operator leaves it.
 	losePods bool
+	// starterUnschedulable: the runners run, but the starter pod k6-operator then creates
+	// stays Pending, refused by the scheduler for want of CPU; k6-operator has moved the
+	// TestRun to the started stage, and the runners wait for a start signal that never comes.
+	starterUnschedulable bool
+	// oomKillAfter, when set, OOM-kills the first runner's k6 this long after the load
+	// starts; the TestRun stays in the started stage, as k6-operator leaves it while its
+	// other runners could still run (hold keeps them going).
+	oomKillAfter time.Duration
+	// target, when set, scripts only the TestRuns of that target's trials (plan.NullResponder:
+	// the generator floor's); the others run the real k6.
+	target string
 }
 
 // world plays the other controllers for every namespace of one API server.
@@ -71,6 +82,7 @@ type k6Runner struct {
 	exit    chan int32
 	code    int32
 	done    bool
+	killed  bool // a runner was OOM-killed (oomKillAfter)
 }
 
 func newWorld(c client.Client, k6Bin string) *world {
@@ -223,6 +235,9 @@ func (w *world) k6Operator(ctx context.Context) {
 		}
 		w.seen[tr.GetNamespace()][tr.GetName()+"/"+string(tr.GetUID())] = true
 		out := w.scripted[tr.GetLabels()[specs.LabelRun]]
+		if out != nil && out.target != "" && out.target != tr.GetLabels()[specs.LabelTarget] {
+			out = nil
+		}
 		rn := w.trs[key]
 		w.mu.Unlock()
 		if out != nil && out.down {
@@ -245,6 +260,14 @@ func (w *world) k6Operator(ctx context.Context) {
 			if out != nil && out.unschedulable {
 				continue // the runners never start
 			}
+			if out != nil && out.starterUnschedulable {
+				// k6-operator creates the starter Job once every runner runs, and calls the
+				// TestRun started; the scheduler finds no room for the starter.
+				w.unschedulableStarter(ctx, tr)
+				w.setStage(ctx, tr, specs.StageStarted, &metav1.Condition{Type: "TestRunRunning", Status: metav1.ConditionTrue,
+					Reason: "TestRunRunning"})
+				continue
+			}
 			if rn == nil {
 				rn = w.startRunners(tr, out)
 				w.mu.Lock()
@@ -262,6 +285,10 @@ func (w *world) k6Operator(ctx context.Context) {
 			if out != nil && out.losePods {
 				_ = w.c.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace(tr.GetNamespace()), client.MatchingLabels{"k6_cr": tr.GetName()})
 				continue
+			}
+			if out != nil && out.oomKillAfter > 0 && !rn.killed && time.Since(rn.started) > out.oomKillAfter {
+				w.oomKillRunner(ctx, tr)
+				rn.killed = true
 			}
 			select {
 			case code := <-rn.exit:
@@ -310,12 +337,16 @@ func (w *world) unschedulablePod(ctx context.Context, d *appsv1.Deployment) {
 // createRunners creates the runner pods; unschedulable ones get the scheduler's verdict.
 func (w *world) createRunners(ctx context.Context, tr *unstructured.Unstructured, unschedulable bool) {
 	n, _, _ := unstructured.NestedInt64(tr.Object, "spec", "parallelism")
+	var resources corev1.ResourceRequirements
+	if raw, ok, _ := unstructured.NestedMap(tr.Object, "spec", "runner", "resources"); ok {
+		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &resources)
+	}
 	for i := 1; i <= int(max(n, 1)); i++ {
 		p := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: runnerPodName(tr, i), Namespace: tr.GetNamespace(),
 				Labels:          map[string]string{"app": "k6", "k6_cr": tr.GetName(), "runner": "true"},
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "k6.io/v1alpha1", Kind: "TestRun", Name: tr.GetName(), UID: tr.GetUID()}}},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "k6", Image: "grafana/k6:1.8.1"}}}}
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "k6", Image: "grafana/k6:1.8.1", Resources: resources}}}}
 		if err := w.c.Create(ctx, p); err != nil || !unschedulable {
 			continue
 		}
@@ -324,6 +355,38 @@ func (w *world) createRunners(ctx context.Context, tr *unstructured.Unstructured
 			Message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", LastTransitionTime: metav1.Now()}}
 		_ = w.c.Status().Update(ctx, p)
 	}
+}
+
+// unschedulableStarter creates the TestRun's starter pod, as the Job controller names and
+// labels it, with the scheduler's verdict on a node whose CPU is all requested.
+func (w *world) unschedulableStarter(ctx context.Context, tr *unstructured.Unstructured) {
+	job := tr.GetName() + "-starter"
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: job + "-q8m4t", Namespace: tr.GetNamespace(),
+			Labels: map[string]string{"app": "k6", "k6_cr": tr.GetName(), "batch.kubernetes.io/job-name": job, "job-name": job}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "k6-curl", Image: "gauntlet.local/k6-starter:lab"}}}}
+	if err := w.c.Create(ctx, p); err != nil {
+		return // there already
+	}
+	p.Status.Phase = corev1.PodPending
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message:            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.",
+		LastTransitionTime: metav1.Now()}}
+	_ = w.c.Status().Update(ctx, p)
+}
+
+// oomKillRunner ends the TestRun's first runner pod as the kubelet reports a container the
+// kernel killed at its memory limit (exit code 137, reason OOMKilled; restartPolicy Never).
+func (w *world) oomKillRunner(ctx context.Context, tr *unstructured.Unstructured) {
+	p := &corev1.Pod{}
+	if err := w.c.Get(ctx, client.ObjectKey{Namespace: tr.GetNamespace(), Name: runnerPodName(tr, 1)}, p); err != nil {
+		return
+	}
+	p.Status.Phase = corev1.PodFailed
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "k6", Image: "grafana/k6:1.8.1",
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "OOMKilled",
+			StartedAt: metav1.Now(), FinishedAt: metav1.Now()}}}}
+	_ = w.c.Status().Update(ctx, p)
 }
 
 func (w *world) terminateRunners(ctx context.Context, tr *unstructured.Unstructured, code int32) {

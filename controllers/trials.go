@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -140,8 +139,14 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(measure)}
 		}
 	}
+	pods, err := r.loadPods(ctx, run, t.TestRun)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	want := int(trialRunners(run, t).Runners)
 	// late says what the trial waits for once it is past its deadline, "" before.
-	late := func(what string) string {
+	late := func() string {
+		what := podsState(t.TestRun, want, pods)
 		if t.MeasureStart == nil {
 			if overdue(s.now, tr.GetCreationTimestamp().Time, r.Timeouts.TrialStart) {
 				return fmt.Sprintf("TestRun %s did not start its runners within %v of its creation (stage %q%s%s)",
@@ -159,16 +164,24 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 	case st.Stage == specs.StageError:
 		return r.failTrial(s, t, fmt.Sprintf("k6-operator reported an error for TestRun %s%s", t.TestRun, conditionText(st.Conditions)))
 	case st.Stage != specs.StageFinished:
-		if why := late(r.runnerState(ctx, run, t.TestRun)); why != "" {
+		// A runner that died, or a pod the scheduler will not place, ends the trial now:
+		// k6-operator would leave the TestRun waiting for it.
+		if why := runnersFailed(t.TestRun, st.Stage, want, pods); why != "" {
+			return r.failTrial(s, t, why)
+		}
+		if res, failed, err := r.heldUp(s, t, pods); failed {
+			return res, err
+		}
+		if why := late(); why != "" {
 			return r.failTrialFor(s, t, ReasonTrialTimeout, why)
 		}
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
-	if msg, done, err := r.runnerExitCodes(ctx, run, t); err != nil || !done {
-		if why := late(r.runnerState(ctx, run, t.TestRun)); why != "" && err == nil {
+	if msg, done := runnerExitCodes(t.TestRun, want, pods); !done {
+		if why := late(); why != "" {
 			return r.failTrialFor(s, t, ReasonTrialTimeout, why)
 		}
-		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	} else if msg != "" {
 		return r.failTrial(s, t, msg)
 	}
@@ -209,67 +222,69 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
 }
 
-// runnerState describes the runner pods of a TestRun for a deadline message: how many
-// have terminated, and why the others wait (the scheduler's or kubelet's words).
-func (r *BenchmarkRunReconciler) runnerState(ctx context.Context, run *benchv1.BenchmarkRun, testRun string) string {
-	pods := &corev1.PodList{}
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace),
-		client.MatchingLabels{"app": "k6", "k6_cr": testRun, "runner": "true"}); err != nil {
-		return ""
-	}
-	want := int(max(run.Spec.LoadGenerator.Parallelism, 1))
-	terminated := 0
-	var waiting []string
-	for i := range pods.Items {
-		p := &pods.Items[i]
-		if len(p.Status.ContainerStatuses) > 0 && p.Status.ContainerStatuses[0].State.Terminated != nil {
-			terminated++
-		} else if w := podWaiting(p); w != "" {
-			waiting = append(waiting, p.Name+": "+w)
+// heldUp fails the trial once a pod of its TestRun has been unschedulable for longer than
+// the Unschedulable deadline (failed is true then). Before that it names the pod, and the
+// scheduler's words, in the trial's message and the run's Complete condition, with one
+// event each time they change.
+func (r *BenchmarkRunReconciler) heldUp(s *scope, t *benchv1.Trial, pods []corev1.Pod) (res ctrl.Result, failed bool, err error) {
+	who, why, since := stuckPod(t.TestRun, pods)
+	if who == "" {
+		if strings.HasPrefix(t.Message, waitingPrefix) {
+			t.Message = "" // scheduled since
 		}
+		return ctrl.Result{}, false, nil
 	}
-	msg := fmt.Sprintf("; runner pods: %d of %d found, %d terminated", len(pods.Items), want, terminated)
-	if len(waiting) > 0 {
-		sort.Strings(waiting)
-		msg += "; " + strings.Join(waiting[:min(len(waiting), 3)], "; ")
+	if overdue(s.now, since, r.Timeouts.Unschedulable) {
+		res, err := r.failTrialFor(s, t, ReasonLoadUnschedulable, fmt.Sprintf("TestRun %s's %s could not be scheduled within %v: %s",
+			t.TestRun, who, r.Timeouts.Unschedulable, why))
+		return res, true, err
 	}
-	return msg
+	note := fmt.Sprintf("%sTestRun %s's %s: %s", waitingPrefix, t.TestRun, who, why)
+	if t.Message != note {
+		t.Message = note
+		r.Recorder.Eventf(s.run, nil, "Warning", ReasonLoadUnschedulable, "Load", "trial %s: %s", t.Name, note)
+	}
+	setCondition(s.run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning,
+		fmt.Sprintf("trials %s; %s", results.Progress(s.run.Status.Trials), note))
+	return ctrl.Result{}, false, nil
 }
+
+// waitingPrefix begins a running trial's message while a pod of its TestRun cannot be
+// scheduled.
+const waitingPrefix = "waiting for "
 
 // runnerExitCodes reads the runner pods' exit codes (k6-operator reports them only in its
 // cloud mode). done is false until every runner has terminated; msg explains a failure.
-func (r *BenchmarkRunReconciler) runnerExitCodes(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (msg string, done bool, err error) {
-	testRun := t.TestRun
-	pods := &corev1.PodList{}
-	// k6-operator's labels on runner pods (TestRun.ListOptions in its API package).
-	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace),
-		client.MatchingLabels{"app": "k6", "k6_cr": testRun, "runner": "true"}); err != nil {
-		return "", false, err
-	}
-	want := int(trialRunners(run, t).Runners)
+func runnerExitCodes(testRun string, want int, pods []corev1.Pod) (msg string, done bool) {
 	var failures []string
 	terminated := 0
-	sort.Slice(pods.Items, func(i, j int) bool { return pods.Items[i].Name < pods.Items[j].Name })
-	for _, p := range pods.Items {
-		for _, c := range p.Status.ContainerStatuses {
-			term := c.State.Terminated
-			if term == nil {
-				continue
-			}
-			terminated++
-			switch term.ExitCode {
-			case 0:
-			case thresholdsExitCode:
-				failures = append(failures, fmt.Sprintf("k6 thresholds were crossed in runner pod %s (exit code 99)", p.Name))
-			default:
-				failures = append(failures, fmt.Sprintf("k6 runner pod %s exited with code %d (%s)", p.Name, term.ExitCode, term.Reason))
-			}
+	for i := range pods {
+		p := &pods[i]
+		if k6PodRole(testRun, p) != roleRunner || !podDone(p) {
+			continue
+		}
+		terminated++
+		if why := runnerFailure(p); why != "" {
+			failures = append(failures, why)
 		}
 	}
 	if terminated < want {
-		return "", false, nil
+		return "", false
 	}
-	return strings.Join(failures, "; "), true, nil
+	return strings.Join(failures, "; "), true
+}
+
+// podDone: the pod has failed or succeeded, or every container of it has terminated.
+func podDone(p *corev1.Pod) bool {
+	if p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		if c.State.Terminated == nil {
+			return false
+		}
+	}
+	return len(p.Status.ContainerStatuses) > 0
 }
 
 // failTrial records a failed trial and fails the run with it: the other trials would meet

@@ -152,12 +152,12 @@ func TestTemplateContents(t *testing.T) {
 			t.Errorf("manager args carry %s with no timeouts set: the manager's defaults must stand", a)
 		}
 	}
-	timed, err := helm(t, "template", "gauntlet", chartDir, "--set", "timeouts.targets=2m", "--set", "timeouts.trialFinish=90s")
+	timed, err := helm(t, "template", "gauntlet", chartDir, "--set", "timeouts.targets=2m", "--set", "timeouts.trialFinish=90s", "--set", "timeouts.unschedulable=3m")
 	if err != nil {
 		t.Fatal(err)
 	}
 	timedArgs := managerArgs(t, decode(t, timed))
-	for _, want := range []string{"--targets-timeout=2m", "--trial-finish-timeout=90s"} {
+	for _, want := range []string{"--targets-timeout=2m", "--trial-finish-timeout=90s", "--unschedulable-timeout=3m"} {
 		if !contains(timedArgs, want) {
 			t.Errorf("manager args %v lack %s", timedArgs, want)
 		}

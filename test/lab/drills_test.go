@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
@@ -445,4 +446,116 @@ func podNames(pods *corev1.PodList) []string {
 		}
 	}
 	return names
+}
+
+// drillUnschedulableTimeout is the chart's timeouts.unschedulable in the lab: the starter
+// drill waits it out, and a seed's pod that waits for CPU a drill holds may wait this long.
+const drillUnschedulableTimeout = 3 * time.Minute
+
+// testStarterUnschedulable: k6-operator's starter pod cannot be scheduled (it asks for more
+// CPU than the node has, as it could not find room in a cold lab run beside the drills), so
+// the runners wait for a start signal that never comes. The operator names the starter and
+// the scheduler's words while it waits, and fails the trial and the run with them within its
+// Unschedulable deadline, long before the TestRun's own deadlines. The BenchmarkRun has no
+// field for the starter's resources: the drill raises its CPU request in the target trial's
+// TestRun the moment the operator creates it, well before k6-operator creates the starter
+// (after its initializer has run and every runner runs).
+func (l *lab) testStarterUnschedulable(t *testing.T) {
+	name := "drill-no-starter"
+	ns := l.restrictedNamespace(t, name)
+	c := ctx(t, 12*time.Minute)
+	w, err := l.dyn.Resource(testRunGVR).Namespace(ns).Watch(c, metav1.ListOptions{LabelSelector: specs.LabelTarget + "=go"})
+	if err != nil {
+		t.Fatalf("watch TestRuns: %v", err)
+	}
+	patched := make(chan string, 1)
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok || ev.Type != watch.Added {
+				continue
+			}
+			patch := []byte(`{"spec":{"starter":{"resources":{"requests":{"cpu":"512"},"limits":{"cpu":"512"}}}}}`)
+			if _, err := l.dyn.Resource(testRunGVR).Namespace(ns).Patch(c, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+				t.Errorf("raising the starter's CPU request in TestRun %s: %v", u.GetName(), err)
+			}
+			patched <- u.GetName()
+			return
+		}
+	}()
+	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(c, drillRun(t, name, "name: go, preset: go-nethttp", ""), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create BenchmarkRun: %v", err)
+	}
+	var testRun string
+	select {
+	case testRun = <-patched:
+	case <-time.After(8 * time.Minute):
+		t.Fatalf("no TestRun of the target's trial within 8 minutes\n%s", l.runDiagnostics(ns, name))
+	}
+	start := time.Now()
+	starter := testRun + "-starter-"
+	says := func(msg string) bool {
+		return strings.Contains(msg, "starter pod "+starter) && strings.Contains(msg, "Insufficient cpu")
+	}
+	var saidWhy time.Duration
+	var run *benchv1.BenchmarkRun
+	limit := drillUnschedulableTimeout + 3*time.Minute // the starter's creation, then the deadline
+	err = wait.PollUntilContextTimeout(c, 2*time.Second, limit, true, func(c context.Context) (bool, error) {
+		got, err := l.getRun(c, ns, name)
+		if err != nil {
+			return false, nil
+		}
+		run = got
+		if cond := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete); saidWhy == 0 && cond != nil &&
+			run.Status.Phase == benchv1.PhaseRunning && says(cond.Message) {
+			saidWhy = time.Since(start)
+		}
+		return run.Status.Phase == benchv1.PhaseFailed || run.Status.Phase == benchv1.PhaseSucceeded, nil
+	})
+	if err != nil || run == nil {
+		t.Fatalf("the run did not end within %v of its TestRun's creation (%v); last status: %+v\n%s", limit, err, run,
+			l.selectorDiagnostics(ns, "k6_cr="+testRun))
+	}
+	took := time.Since(start)
+	cond := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete)
+	t.Logf("%s: %s %s after its TestRun's creation; the waiting condition named the starter after %s: %+v", name, run.Status.Phase,
+		took.Round(time.Second), saidWhy.Round(time.Second), cond)
+	if run.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != "LoadUnschedulable" || !says(cond.Message) {
+		t.Fatalf("phase %s, Complete %+v; want Failed, reason LoadUnschedulable, naming the starter pod and Insufficient cpu\n%s",
+			run.Status.Phase, cond, conditions(run.Status.Conditions))
+	}
+	if saidWhy == 0 {
+		t.Errorf("while the trial waited, Complete never named the starter pod and Insufficient cpu")
+	}
+	if took < drillUnschedulableTimeout {
+		t.Errorf("failed after %s, before the Unschedulable deadline of %s", took, drillUnschedulableTimeout)
+	}
+	evs, err := l.client.CoreV1().Events(ns).List(c, metav1.ListOptions{FieldSelector: "involvedObject.name=" + name + ",reason=LoadUnschedulable"})
+	named := false
+	if err == nil {
+		for _, e := range evs.Items {
+			named = named || says(e.Message)
+		}
+	}
+	if !named {
+		t.Errorf("LoadUnschedulable events on the run: %v (%v), want one naming the starter", evs, err)
+	}
+	// The failed trial's load stops: its TestRun and pods go.
+	err = wait.PollUntilContextTimeout(c, 2*time.Second, 2*time.Minute, true, func(c context.Context) (bool, error) {
+		_, err := l.dyn.Resource(testRunGVR).Namespace(ns).Get(c, testRun, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Errorf("the failed trial's TestRun %s is still there 2 minutes after the run failed", testRun)
+	}
+}
+
+// runDiagnostics is a run's phase and conditions, or why it cannot be read.
+func (l *lab) runDiagnostics(ns, name string) string {
+	run, err := l.getRun(context.Background(), ns, name)
+	if err != nil {
+		return err.Error()
+	}
+	return string(run.Status.Phase) + "\n" + conditions(run.Status.Conditions)
 }

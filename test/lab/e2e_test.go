@@ -58,6 +58,9 @@ func (l *lab) testHelmInstall(t *testing.T) {
 		"--set", "postgres.image=gauntlet.local/postgresql:15",
 		// The drills wait this out (drills_test.go); every preset here starts within 14 s.
 		"--set", "timeouts.targets="+drillTargetsTimeout.String(),
+		// The starter drill waits this out; a seed's pod queued behind a drill's for CPU gets
+		// a minute more than the manager's default before its trial fails.
+		"--set", "timeouts.unschedulable="+drillUnschedulableTimeout.String(),
 		// The lab's Prometheus reads the manager's metrics with its own token.
 		"--set", "metrics.readers[0].name=prometheus", "--set", "metrics.readers[0].namespace=monitoring",
 		"--wait", "--timeout", "5m")

@@ -67,6 +67,7 @@ func (l *lab) fullTier(t *testing.T) {
 		})
 		t.Run("drill: a run deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDeleteMidTrial(t) })
 		t.Run("drill: the database's primary deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDatabaseLostMidTrial(t) })
+		t.Run("drill: a TestRun whose starter cannot be scheduled", func(t *testing.T) { t.Parallel(); l.testStarterUnschedulable(t) })
 		t.Run("GitOps: Flux applies runs from Git and waits on them", func(t *testing.T) {
 			t.Parallel()
 			l.testFluxPipeline(t)

@@ -81,6 +81,9 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- with .trialFinish }}
 - --trial-finish-timeout={{ . }}
 {{- end }}
+{{- with .unschedulable }}
+- --unschedulable-timeout={{ . }}
+{{- end }}
 {{- end }}
 {{- range $preset, $image := .Values.presetImages }}
 - --image={{ $preset }}={{ $image }}
