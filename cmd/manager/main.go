@@ -50,7 +50,7 @@ func main() {
 	var scrapeInterval time.Duration
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
 	var maxReconciles, keepTestRuns, wirePort int
-	var wireSelector, wireSecret string
+	var wireSelector, wireSecret, wireNamespace string
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
 	np := specs.DefaultNetworkPolicy()
@@ -83,9 +83,10 @@ func main() {
 	flag.StringVar(&k6StarterImage, "k6-starter-image", "", "image of k6-operator's starter pod (a shell and curl); empty keeps k6-operator's default")
 	flag.StringVar(&postgresImage, "postgres-image", "", "PostgreSQL image; empty leaves CloudNativePG's default")
 	flag.StringVar(&nullImage, "null-responder-image", "", "image with /gauntlet (the operator's own) that runs the null responder for the generator-floor trials; empty: no floor is measured")
-	flag.StringVar(&wireSelector, "wire-agent-selector", "", "label selector of the wire agents (the chart's DaemonSet, in --operator-namespace): with it, each trial's target pods are captured on their nodes and the wire figures are the latency of record; empty leaves k6's")
+	flag.StringVar(&wireNamespace, "wire-agent-namespace", "", "namespace of the wire agents and their token Secret; empty is --operator-namespace")
+	flag.StringVar(&wireSelector, "wire-agent-selector", "", "label selector of the wire agents (the chart's DaemonSet, in --wire-agent-namespace): with it, each trial's target pods are captured on their nodes and the wire figures are the latency of record; empty leaves k6's")
 	flag.IntVar(&wirePort, "wire-agent-port", wireagent.DefaultPort, "port the wire agents listen on, on their nodes")
-	flag.StringVar(&wireSecret, "wire-agent-token-secret", "gauntlet-wire-agent-token", "Secret in --operator-namespace holding the wire agents' bearer token; the operator creates it when missing")
+	flag.StringVar(&wireSecret, "wire-agent-token-secret", "gauntlet-wire-agent-token", "Secret in --wire-agent-namespace holding the wire agents' bearer token; the operator creates it when missing")
 	flag.Var(images, "image", "preset=image override, repeatable (for example a private registry's copy)")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
@@ -133,7 +134,10 @@ func main() {
 		byName[p.Name] = p
 	}
 
-	wireAgents, err := wireAgents(wireSelector, wirePort, np.OperatorNamespace, wireSecret, scheme)
+	if wireNamespace == "" {
+		wireNamespace = np.OperatorNamespace
+	}
+	wireAgents, err := wireAgents(wireSelector, wirePort, wireNamespace, wireSecret, scheme)
 	if err != nil {
 		log.Error(err, "wire agents")
 		os.Exit(1)

@@ -30,7 +30,7 @@ func wireAgents(selector string, port int, namespace, secret string, scheme *run
 		return nil, fmt.Errorf("--wire-agent-port %d: want 1 to 65535", port)
 	}
 	if namespace == "" || secret == "" {
-		return nil, fmt.Errorf("--operator-namespace and --wire-agent-token-secret must name the token Secret")
+		return nil, fmt.Errorf("--wire-agent-namespace and --wire-agent-token-secret must name the token Secret")
 	}
 	c, err := client.New(ctrl.GetConfigOrDie(), client.Options{Scheme: scheme})
 	if err != nil {

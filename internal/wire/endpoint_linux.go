@@ -103,29 +103,39 @@ func (c *EndpointCapture) setup(ifindex int) error {
 	return unix.Bind(c.fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex})
 }
 
-// endpointFilter passes IPv4 TCP segments from ep's address and port or to them, truncated
-// to snapLen. A cooked socket's filter reads from the IP header on (offset 0).
+// endpointFilter passes IPv4 TCP segments from ep's address and port or to them that carry
+// data or close the connection, truncated to snapLen. Bare ACKs and handshakes, half of a
+// keep-alive exchange's packets, change nothing in pairing and never leave the kernel. A
+// cooked socket's filter reads from the IP header on (offset 0).
 func endpointFilter(ep Endpoint) []bpf.Instruction {
 	const drop, accept = 0, snapLen
 	addr := binary.BigEndian.Uint32(ep.Addr.AsSlice())
 	port := uint32(ep.Port)
 	return []bpf.Instruction{
 		/* 0 */ bpf.LoadExtension{Num: bpf.ExtProto},
-		/* 1 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.ETH_P_IP, SkipTrue: 13},
+		/* 1 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.ETH_P_IP, SkipTrue: 21},
 		/* 2 */ bpf.LoadAbsolute{Off: 9, Size: 1},
-		/* 3 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 11},
-		/* 4 */ bpf.LoadMemShift{Off: 0},
+		/* 3 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 19},
+		/* 4 */ bpf.LoadMemShift{Off: 0}, // X: the IP header's length
 		/* 5 */ bpf.LoadAbsolute{Off: 12, Size: 4}, // source address
-		/* 6 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: addr, SkipTrue: 3},
+		/* 6 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: addr, SkipTrue: 2},
 		/* 7 */ bpf.LoadIndirect{Off: 0, Size: 2}, // source port
-		/* 8 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: port, SkipTrue: 1},
-		/* 9 */ bpf.RetConstant{Val: accept},
-		/* 10 */ bpf.LoadAbsolute{Off: 16, Size: 4}, // destination address
-		/* 11 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: addr, SkipTrue: 3},
-		/* 12 */ bpf.LoadIndirect{Off: 2, Size: 2}, // destination port
-		/* 13 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: port, SkipTrue: 1},
-		/* 14 */ bpf.RetConstant{Val: accept},
-		/* 15 */ bpf.RetConstant{Val: drop},
+		/* 8 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: port, SkipTrue: 4},
+		/* 9 */ bpf.LoadAbsolute{Off: 16, Size: 4}, // destination address
+		/* 10 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: addr, SkipTrue: 12},
+		/* 11 */ bpf.LoadIndirect{Off: 2, Size: 2}, // destination port
+		/* 12 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: port, SkipTrue: 10},
+		/* 13 */ bpf.LoadIndirect{Off: 13, Size: 1}, // TCP flags
+		/* 14 */ bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: 0x05, SkipTrue: 7}, // FIN or RST
+		/* 15 */ bpf.LoadIndirect{Off: 12, Size: 1}, // data offset, in its top 4 bits
+		/* 16 */ bpf.ALUOpConstant{Op: bpf.ALUOpShiftRight, Val: 2},
+		/* 17 */ bpf.ALUOpConstant{Op: bpf.ALUOpAnd, Val: 0x3c}, // TCP header length
+		/* 18 */ bpf.ALUOpX{Op: bpf.ALUOpAdd}, // + IP header length
+		/* 19 */ bpf.TAX{}, // X: both headers
+		/* 20 */ bpf.LoadAbsolute{Off: 2, Size: 2}, // IP total length
+		/* 21 */ bpf.JumpIfX{Cond: bpf.JumpGreaterThan, SkipFalse: 1}, // payload > 0
+		/* 22 */ bpf.RetConstant{Val: accept},
+		/* 23 */ bpf.RetConstant{Val: drop},
 	}
 }
 
