@@ -33,13 +33,13 @@ func decodeIPv4(ip []byte, ep Endpoint, at int64) (Segment, bool) {
 	}
 	srcIP, dstIP := netip.AddrFrom4([4]byte(ip[12:16])), netip.AddrFrom4([4]byte(ip[16:20]))
 	src, dst := binary.BigEndian.Uint16(tcp[0:2]), binary.BigEndian.Uint16(tcp[2:4])
-	any := !ep.Addr.IsValid()
+	anyAddr := !ep.Addr.IsValid()
 	s := Segment{At: at}
 	switch {
-	case dst == ep.Port && (any || dstIP == ep.Addr):
+	case dst == ep.Port && (anyAddr || dstIP == ep.Addr):
 		s.ToServer = true
 		s.Conn = Conn{Addr: srcIP, Port: src}
-	case src == ep.Port && (any || srcIP == ep.Addr):
+	case src == ep.Port && (anyAddr || srcIP == ep.Addr):
 		s.Conn = Conn{Addr: dstIP, Port: dst}
 	default:
 		return Segment{}, false
