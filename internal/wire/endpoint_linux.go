@@ -61,6 +61,9 @@ func StartEndpoint(ep Endpoint, iface string) (*EndpointCapture, error) {
 	if !ep.Addr.Is4() || ep.Port == 0 {
 		return nil, fmt.Errorf("wire capture: endpoint %v:%d: want an IPv4 address and a port above 0", ep.Addr, ep.Port)
 	}
+	if err := ensureStamps(); err != nil {
+		return nil, fmt.Errorf("wire capture: %w", err)
+	}
 	ifindex := 0
 	if iface != "" {
 		dev, err := net.InterfaceByName(iface)
