@@ -61,6 +61,9 @@ type BenchmarkRunReconciler struct {
 	// ConfigMaps) a run keeps for debugging; older ones go once their figures are read.
 	// Zero takes DefaultKeepTestRuns; negative keeps none.
 	KeepTestRuns int
+	// Wire finds the wire agents that capture each trial's target pods on their nodes; nil
+	// leaves k6's figures the latency of record.
+	Wire *WireAgents
 
 	// verifications holds the contract checks running off the reconcile worker.
 	verifications verifications

@@ -87,6 +87,7 @@ func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *be
 		return ctrl.Result{}, err
 	}
 	t.Phase, t.TestRun = benchv1.TrialRunning, tr.GetName()
+	r.startWire(ctx, run, t)
 	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialStarted, "Load", "trial %s started (TestRun %s)", t.Name, t.TestRun)
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 }
@@ -207,6 +208,9 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 			return r.failTrial(s, t, "reading the trial's figures from Prometheus: "+err.Error())
 		}
 		return ctrl.Result{}, fmt.Errorf("trial %s: %w", t.Name, err)
+	}
+	if why := r.recordWire(mctx, run, t, &m); why != "" {
+		note = strings.TrimSuffix(why+"; "+note, "; ") // first: the other notes may be clipped
 	}
 	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, note
 	if t.Calibration {

@@ -27,6 +27,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
 )
 
 // imageFlag collects --image preset=image overrides.
@@ -48,7 +49,8 @@ func main() {
 	var leaderElect, metricsSecure, networkPolicy bool
 	var scrapeInterval time.Duration
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
-	var maxReconciles, keepTestRuns int
+	var maxReconciles, keepTestRuns, wirePort int
+	var wireSelector, wireSecret, wireNamespace string
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
 	np := specs.DefaultNetworkPolicy()
@@ -82,6 +84,10 @@ func main() {
 	flag.StringVar(&k6StarterImage, "k6-starter-image", "", "image of k6-operator's starter pod (a shell and curl); empty keeps k6-operator's default")
 	flag.StringVar(&postgresImage, "postgres-image", "", "PostgreSQL image; empty leaves CloudNativePG's default")
 	flag.StringVar(&nullImage, "null-responder-image", "", "image with /gauntlet (the operator's own) that runs the null responder for the generator-floor trials; empty: no floor is measured")
+	flag.StringVar(&wireNamespace, "wire-agent-namespace", "", "namespace of the wire agents and their token Secret; empty is --operator-namespace")
+	flag.StringVar(&wireSelector, "wire-agent-selector", "", "label selector of the wire agents (the chart's DaemonSet, in --wire-agent-namespace): with it, each trial's target pods are captured on their nodes and the wire figures are the latency of record; empty leaves k6's")
+	flag.IntVar(&wirePort, "wire-agent-port", wireagent.DefaultPort, "port the wire agents listen on, on their nodes")
+	flag.StringVar(&wireSecret, "wire-agent-token-secret", "gauntlet-wire-agent-token", "Secret in --wire-agent-namespace holding the wire agents' bearer token; the operator creates it when missing")
 	flag.Var(images, "image", "preset=image override, repeatable (for example a private registry's copy)")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
@@ -129,6 +135,15 @@ func main() {
 		byName[p.Name] = p
 	}
 
+	if wireNamespace == "" {
+		wireNamespace = np.OperatorNamespace
+	}
+	wireAgents, err := wireAgents(wireSelector, wirePort, wireNamespace, wireSecret, scheme)
+	if err != nil {
+		log.Error(err, "wire agents")
+		os.Exit(1)
+	}
+
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 MetricsOptions(metricsAddr, metricsSecure),
@@ -158,6 +173,7 @@ func main() {
 		WatchNamespace:          watchNamespace,
 		MaxConcurrentReconciles: maxReconciles,
 		KeepTestRuns:            keepTests(keepTestRuns),
+		Wire:                    wireAgents,
 	}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkRun controller")
 		os.Exit(1)

@@ -51,3 +51,29 @@ func TestHistogramSmallAndEmpty(t *testing.T) {
 		t.Error("a negative duration must count as 0")
 	}
 }
+
+// Two histograms merged through their buckets give the figures of one histogram that
+// counted every value.
+func TestMergeBuckets(t *testing.T) {
+	var a, b, all, merged Histogram
+	for i := int64(1); i <= 3000; i++ {
+		v := i * 997 % 5_000_000
+		all.Record(v)
+		if i%3 == 0 {
+			a.Record(v)
+		} else {
+			b.Record(v)
+		}
+	}
+	merged.Merge(a.Buckets(), a.Max())
+	merged.Merge(b.Buckets(), b.Max())
+	merged.Merge([]Bucket{{Index: -1, Count: 5}, {Index: maxBucket + 1, Count: 5}}, 0) // ignored
+	if merged.Count() != all.Count() || merged.Max() != all.Max() {
+		t.Fatalf("count %d max %d, want %d %d", merged.Count(), merged.Max(), all.Count(), all.Max())
+	}
+	for _, q := range []float64{0.5, 0.9, 0.99, 0.999} {
+		if merged.Quantile(q) != all.Quantile(q) {
+			t.Errorf("q%v: %d, want %d", q, merged.Quantile(q), all.Quantile(q))
+		}
+	}
+}

@@ -1,10 +1,6 @@
 package wire
 
-import (
-	"bytes"
-	"encoding/binary"
-	"net/netip"
-)
+import "encoding/binary"
 
 // UncertaintyMicros is how far a wire percentile may sit from the target's own time: a
 // response is stamped where the loopback device receives it, about 1 µs after its transmit
@@ -25,34 +21,5 @@ func decode(frame []byte, port uint16, at int64) (Segment, bool) {
 	if len(frame) < eth+20 || binary.BigEndian.Uint16(frame[12:14]) != 0x0800 {
 		return Segment{}, false
 	}
-	ip := frame[eth:]
-	ihl := int(ip[0]&0x0f) * 4
-	if ip[0]>>4 != 4 || ihl < 20 || ip[9] != 6 || len(ip) < ihl+20 {
-		return Segment{}, false
-	}
-	total := int(binary.BigEndian.Uint16(ip[2:4]))
-	tcp := ip[ihl:]
-	doff := int(tcp[12]>>4) * 4
-	if doff < 20 {
-		return Segment{}, false
-	}
-	src, dst := binary.BigEndian.Uint16(tcp[0:2]), binary.BigEndian.Uint16(tcp[2:4])
-	s := Segment{At: at}
-	switch port {
-	case dst:
-		s.ToServer = true
-		s.Conn = Conn{Addr: netip.AddrFrom4([4]byte(ip[12:16])), Port: src}
-	case src:
-		s.Conn = Conn{Addr: netip.AddrFrom4([4]byte(ip[16:20])), Port: dst}
-	default:
-		return Segment{}, false
-	}
-	flags := tcp[13]
-	s.Close = flags&0x01 != 0 || flags&0x04 != 0 // FIN, RST
-	payload := total - ihl - doff                // from the IP header: the frame may be truncated
-	s.Data = payload > 0
-	if s.Data && s.ToServer && len(tcp) > doff {
-		s.Measured = bytes.Contains(tcp[doff:], []byte(MeasuredMarker))
-	}
-	return s, true
+	return decodeIPv4(frame[eth:], Endpoint{Port: port}, at)
 }

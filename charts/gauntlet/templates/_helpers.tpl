@@ -29,6 +29,17 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
+{{/* The wire agents' labels: apart from the manager's, so neither selector takes the other's pods. */}}
+{{- define "gauntlet.wireAgentSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "gauntlet.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: wire-agent
+{{- end -}}
+
+{{- define "gauntlet.wireAgentTokenSecret" -}}
+{{- printf "%s-wire-agent-token" (include "gauntlet.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{- define "gauntlet.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "gauntlet.fullname" .) .Values.serviceAccount.name -}}
@@ -65,6 +76,12 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --null-responder-image={{ .Values.generatorFloor.image | default (include "gauntlet.image" .) }}
 {{- end }}
 - --targets-dir=/targets
+{{- if .Values.wireCapture.enabled }}
+- --wire-agent-namespace={{ .Release.Namespace }}
+- --wire-agent-selector=app.kubernetes.io/name={{ include "gauntlet.name" . }},app.kubernetes.io/instance={{ .Release.Name }},app.kubernetes.io/component=wire-agent
+- --wire-agent-port={{ .Values.wireCapture.port }}
+- --wire-agent-token-secret={{ include "gauntlet.wireAgentTokenSecret" . }}
+{{- end }}
 {{- with .Values.timeouts }}
 {{- with .database }}
 - --database-timeout={{ . }}

@@ -1,0 +1,215 @@
+package controllers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/wire"
+	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
+)
+
+// ConditionWireCapture says whether the trials' wire captures were complete, so that their
+// rows' latency of record is the wire's; False names the first trial that fell back to
+// k6's figures and why.
+const ConditionWireCapture = "WireCapture"
+
+// Reasons of ConditionWireCapture.
+const (
+	ReasonWireComplete   = "Complete"
+	ReasonWireMissing    = "CaptureMissing"
+	ReasonWireIncomplete = "CaptureIncomplete"
+)
+
+// WireAgents points the operator at the wire agents (the chart's DaemonSet, on the host
+// network of every node): pods in Namespace matching Selector, answering on Port with the
+// token of the Secret the operator created (EnsureWireToken).
+type WireAgents struct {
+	Namespace string
+	Selector  labels.Selector
+	Port      int
+	Client    wireagent.Client
+}
+
+// EnsureWireToken returns the agents' token from the Secret namespace/name, creating the
+// Secret with a new random token the first time. c must read without a cache (it runs
+// before the manager starts).
+func EnsureWireToken(ctx context.Context, c client.Client, namespace, name string) (string, error) {
+	s := &corev1.Secret{}
+	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
+	if apierrors.IsNotFound(err) {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		s = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name,
+			Labels: map[string]string{"app.kubernetes.io/part-of": "gauntlet", "app.kubernetes.io/component": "wire-agent"}},
+			Data: map[string][]byte{wireagent.TokenKey: []byte(hex.EncodeToString(b))}}
+		err = c.Create(ctx, s)
+		if apierrors.IsAlreadyExists(err) { // another replica made it first
+			err = c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
+		}
+	}
+	if err != nil {
+		return "", fmt.Errorf("wire agent token Secret %s/%s: %w", namespace, name, err)
+	}
+	token := strings.TrimSpace(string(s.Data[wireagent.TokenKey]))
+	if token == "" {
+		return "", fmt.Errorf("wire agent token Secret %s/%s has no %q key", namespace, name, wireagent.TokenKey)
+	}
+	return token, nil
+}
+
+// wireTarget is a trial's target pods (running, with an address) and its port.
+func (r *BenchmarkRunReconciler) wireTarget(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) ([]corev1.Pod, int, error) {
+	port := int(specs.PresetPort)
+	if !t.Calibration {
+		port = int(specs.TargetPort(targetSpec(run, t.Target)))
+	}
+	dep := &appsv1.Deployment{}
+	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: deploymentOf(run, t)}, dep); err != nil {
+		return nil, port, err
+	}
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
+		return nil, port, err
+	}
+	var out []corev1.Pod
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp.IsZero() && p.Status.PodIP != "" && p.Spec.NodeName != "" {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(out) == 0 {
+		return nil, port, fmt.Errorf("Deployment %s has no running pod with an address", dep.Name)
+	}
+	return out, port, nil
+}
+
+// agentOn is the base URL of the wire agent on node, "" when none runs there.
+func (r *BenchmarkRunReconciler) agentOn(ctx context.Context, node string) (string, error) {
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(r.Wire.Namespace), client.MatchingLabelsSelector{Selector: r.Wire.Selector}); err != nil {
+		return "", err
+	}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == node && p.Status.PodIP != "" && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp.IsZero() {
+			return "http://" + net.JoinHostPort(p.Status.PodIP, strconv.Itoa(r.Wire.Port)), nil
+		}
+	}
+	return "", nil
+}
+
+// captureID names a trial's capture of one pod: unique per TestRun, so a restarted
+// operator finds its captures again.
+func captureID(run *benchv1.BenchmarkRun, t *benchv1.Trial, pod string) string {
+	return run.Namespace + "/" + t.TestRun + "/" + pod
+}
+
+// startWire asks the agent on each target pod's node to capture the pod while the trial's
+// TestRun runs; the capture outlives the longest the trial may take, then stops itself.
+// A capture that cannot start is reported when the trial is read (readWire), where the
+// row falls back to k6's figures.
+func (r *BenchmarkRunReconciler) startWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) {
+	if r.Wire == nil {
+		return
+	}
+	pods, port, err := r.wireTarget(ctx, run, t)
+	warmup, measure := plan.Windows(&run.Spec, plan.FromStatus(t))
+	life := warmup + measure + r.Timeouts.TrialStart + r.Timeouts.TrialFinish + time.Minute
+	seconds := min(int(life/time.Second), wireagent.MaxSeconds)
+	for _, p := range pods {
+		base, aerr := r.agentOn(ctx, p.Spec.NodeName)
+		if aerr == nil && base != "" {
+			aerr = r.Wire.Client.Start(ctx, base, wireagent.StartRequest{ID: captureID(run, t, p.Name), PodIP: p.Status.PodIP, Port: port, Seconds: seconds})
+		}
+		if aerr != nil {
+			err = aerr
+		}
+	}
+	if err != nil {
+		r.Recorder.Eventf(run, nil, "Warning", ReasonWireMissing, "Capture", "trial %s: wire capture not started: %v", t.Name, err)
+	}
+}
+
+// readWire stops the trial's captures and merges their figures (one per target pod). why
+// says what was missing when there are none.
+func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (*benchv1.WireLatency, string) {
+	pods, _, err := r.wireTarget(ctx, run, t)
+	if err != nil {
+		return nil, err.Error()
+	}
+	var (
+		h   wire.Histogram
+		out benchv1.WireLatency
+	)
+	for _, p := range pods {
+		base, err := r.agentOn(ctx, p.Spec.NodeName)
+		if err != nil {
+			return nil, err.Error()
+		}
+		if base == "" {
+			return nil, fmt.Sprintf("no wire agent runs on node %s (pod %s)", p.Spec.NodeName, p.Name)
+		}
+		f, err := r.Wire.Client.Stop(ctx, base, captureID(run, t, p.Name))
+		if err != nil {
+			return nil, err.Error()
+		}
+		if f.Error != "" {
+			return nil, fmt.Sprintf("the capture of pod %s on node %s broke off: %s", p.Name, p.Spec.NodeName, f.Error)
+		}
+		out.Requests += f.Requests
+		out.Unanswered += f.Unanswered
+		out.DroppedPackets += f.DroppedPackets
+		h.Merge(f.Buckets, f.MaxNanos)
+	}
+	out.P50Micros, out.P90Micros, out.P95Micros, out.P99Micros, out.P999Micros, out.MaxMicros = h.Summary()
+	return &out, ""
+}
+
+// recordWire puts a trial's wire figures into its measurement and says on the run's
+// WireCapture condition whether they are complete; the first trial that fell back keeps
+// the condition False with its reason.
+func (r *BenchmarkRunReconciler) recordWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial, m *benchv1.Measurement) string {
+	if r.Wire == nil {
+		return ""
+	}
+	w, why := r.readWire(ctx, run, t)
+	m.Wire = w
+	status, reason, msg := metav1.ConditionTrue, ReasonWireComplete, fmt.Sprintf("trial %s: every one of %d measured requests captured on the wire", t.Name, m.Requests)
+	switch {
+	case w == nil:
+		status, reason = metav1.ConditionFalse, ReasonWireMissing
+		msg = fmt.Sprintf("trial %s: no wire capture (%s): k6's figures are the record", t.Name, why)
+	case !results.WireComplete(*m):
+		status, reason = metav1.ConditionFalse, ReasonWireIncomplete
+		msg = fmt.Sprintf("trial %s: wire capture incomplete (%d of k6's %d measured requests, %d unanswered, %d packets dropped; the counts must match exactly): k6's figures are the record",
+			t.Name, w.Requests, m.Requests, w.Unanswered, w.DroppedPackets)
+	}
+	if c := findCondition(run.Status.Conditions, ConditionWireCapture); status == metav1.ConditionFalse || c == nil || c.Status == metav1.ConditionTrue {
+		setCondition(run, ConditionWireCapture, status, reason, msg)
+	}
+	if status == metav1.ConditionFalse {
+		r.Recorder.Eventf(run, nil, "Warning", reason, "Capture", "%s", msg)
+		return msg
+	}
+	return ""
+}

@@ -1,0 +1,188 @@
+package controllers
+
+import (
+	"context"
+	"net"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/wire"
+	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
+)
+
+// cannedCapture is a capture the fake agent answers for a pod address: the k6 runner's
+// own measured count (as a capture that saw every request), less short, with fixed
+// latencies of 100 µs and one of 2 ms.
+type cannedCapture struct {
+	run   client.ObjectKey
+	short int64
+}
+
+func (c cannedCapture) Stop() (wire.EndpointResult, error) {
+	run := &benchv1.BenchmarkRun{}
+	if err := env.Client.Get(context.Background(), c.run, run); err != nil || len(run.Status.Trials) == 0 {
+		return wire.EndpointResult{}, err
+	}
+	k6, _ := fakes.summary(run.Status.Trials[0].TestRun)
+	var h wire.Histogram
+	n := k6.Requests - c.short
+	for i := int64(0); i < n; i++ {
+		v := int64(100_000)
+		if i == 0 {
+			v = 2_000_000
+		}
+		h.Record(v)
+	}
+	r := wire.EndpointResult{Interface: "veth-canned", Buckets: h.Buckets(), MaxNanos: h.Max()}
+	r.Requests = n
+	r.P50, r.P90, r.P95, r.P99, r.P999, r.Max = h.Summary()
+	return r, nil
+}
+
+// The path from the node agents to status, through the agent's own handler with canned
+// captures: the operator makes the token Secret, finds the agent on the target pod's node,
+// starts a capture with the trial and reads it after. A complete capture makes the row's
+// latency the wire's; a node without an agent, or a count short of k6's, leaves k6's
+// figures the record and says why on the WireCapture condition and the trial.
+func TestWireCaptureToStatus(t *testing.T) {
+	const ns = "wire-capture"
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	token, err := EnsureWireToken(ctx, env.Client, ns, "wire-token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := EnsureWireToken(ctx, env.Client, ns, "wire-token"); err != nil || again != token || len(token) != 64 {
+		t.Fatalf("token %q then %q (%v): want one 64-digit token kept in the Secret", token, again, err)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// Which run a pod address belongs to, and how short its capture falls.
+	var mu sync.Mutex
+	byIP := map[string]cannedCapture{}
+	agent := httptest.NewServer((&wireagent.Server{TokenFile: tokenFile, Capture: func(ep wire.Endpoint) (wireagent.Running, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return byIP[ep.Addr.String()], nil
+	}}).Handler())
+	t.Cleanup(agent.Close)
+	_, portText, _ := net.SplitHostPort(strings.TrimPrefix(agent.URL, "http://"))
+	agentPort, _ := strconv.Atoi(portText)
+	agentLabels := map[string]string{"app.kubernetes.io/component": "wire-agent"}
+	makePod(t, ns, "wire-agent-node-a", "node-a", "127.0.0.1", agentLabels)
+
+	stop, err := startManager(env.Config, []string{ns}, func(r *BenchmarkRunReconciler) {
+		r.Wire = &WireAgents{Namespace: ns, Selector: labels.SelectorFromSet(agentLabels), Port: agentPort,
+			Client: wireagent.Client{Token: token}}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+
+	cases := []struct {
+		name, node, ip string
+		short          int64
+		source         benchv1.LatencySource
+		status         metav1.ConditionStatus
+		reason, says   string
+	}{
+		{"complete", "node-a", "10.1.0.7", 0, benchv1.LatencyWire, metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
+		{"no-agent", "node-b", "10.1.0.8", 0, benchv1.LatencyGenerator, metav1.ConditionFalse, ReasonWireMissing, "no wire agent runs on node node-b"},
+		{"short", "node-a", "10.1.0.9", 1, benchv1.LatencyGenerator, metav1.ConditionFalse, ReasonWireIncomplete, "wire capture incomplete"},
+	}
+	var wg sync.WaitGroup
+	for _, c := range cases {
+		run := pingRun("wire-" + c.name)
+		run.Namespace = ns
+		mu.Lock()
+		byIP[c.ip] = cannedCapture{run: client.ObjectKeyFromObject(run), short: c.short}
+		mu.Unlock()
+		// The kubelet of this suite makes no pods: the target's one pod appears on its node.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			podForDeployment(t, ns, specs.TargetName(run, "go"), c.node, c.ip)
+		}()
+		if err := env.Client.Create(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+		got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
+		wg.Wait()
+		if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Results) != 1 {
+			t.Fatalf("%s: phase %s, trials %+v, conditions %+v", c.name, got.Status.Phase, got.Status.Trials, got.Status.Conditions)
+		}
+		trial, row := got.Status.Trials[0], got.Status.Results[0]
+		cond := findCondition(got.Status.Conditions, ConditionWireCapture)
+		t.Logf("%s: row source %s, trial message %q, condition %+v", c.name, row.LatencySource, trial.Message, cond)
+		if row.LatencySource != c.source || cond == nil || cond.Status != c.status || cond.Reason != c.reason || !strings.Contains(cond.Message, c.says) {
+			t.Errorf("%s: latency source %s, condition %+v; want %s, %s %s saying %q", c.name, row.LatencySource, cond, c.source, c.status, c.reason, c.says)
+		}
+		m := trial.Result
+		switch c.name {
+		case "complete":
+			if m.Wire == nil || m.Wire.Requests != m.Requests || m.Requests == 0 || row.Wire == nil ||
+				row.Wire.P50Micros.Median != 100 || row.Wire.MaxMicros.Median != 2000 || strings.Contains(trial.Message, "wire capture") {
+				t.Errorf("complete: measurement %+v wire %+v, row wire %+v, message %q", m, m.Wire, row.Wire, trial.Message)
+			}
+		case "no-agent":
+			if m.Wire != nil || !strings.Contains(trial.Message, "node-b") {
+				t.Errorf("no agent: wire %+v, trial message %q", m.Wire, trial.Message)
+			}
+		case "short":
+			if m.Wire == nil || m.Wire.Requests != m.Requests-1 || !strings.Contains(row.Message, "wire capture incomplete") {
+				t.Errorf("short: wire %+v of %d, row message %q", m.Wire, m.Requests, row.Message)
+			}
+		}
+	}
+}
+
+// makePod creates a running pod on node with ip, as the kubelet would report it.
+func makePod(t *testing.T, ns, name, node, ip string, podLabels map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: podLabels},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "example.invalid/c:1"}}}}
+	if err := env.Client.Create(ctx, p); err != nil {
+		t.Error(err)
+		return
+	}
+	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip}
+	if err := env.Client.Status().Update(ctx, p); err != nil {
+		t.Error(err)
+	}
+}
+
+// podForDeployment waits for the Deployment and gives it a running pod on node.
+func podForDeployment(t *testing.T, ns, name, node, ip string) {
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		d := &appsv1.Deployment{}
+		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d); err == nil {
+			makePod(t, ns, name+"-5d8f7c9b6d-q7x2z", node, ip, d.Spec.Selector.MatchLabels)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Errorf("Deployment %s/%s never appeared", ns, name)
+}

@@ -1,0 +1,71 @@
+// Package wireagent is the node agent of the cluster's wire latency: on request it captures
+// one pod's address and port (internal/wire, on the node's interfaces) and, when asked to
+// stop, answers with figures only: counts, percentiles and histogram buckets, never a
+// payload or an address other than the one it was asked about. The operator starts a
+// capture when a trial's load starts and stops it once the trial's runners are done.
+package wireagent
+
+import "github.com/gauntlet-bench/gauntlet/internal/wire"
+
+// DefaultPort is the agent's HTTP port on its node.
+const DefaultPort = 9477
+
+// TokenKey is the key of the token in the Secret the operator creates and the agent mounts.
+const TokenKey = "token"
+
+// Limits: captures running at once, a capture's longest life (it stops itself then), and
+// how many finished captures are kept for the operator to read.
+const (
+	MaxRunning  = 16
+	MaxSeconds  = 3600
+	KeepResults = 256
+)
+
+// StartRequest asks for a capture of one pod's endpoint. ID names it (the operator uses
+// namespace/TestRun/pod): a second request with the same ID is the same capture.
+type StartRequest struct {
+	ID    string `json:"id"`
+	PodIP string `json:"podIP"`
+	Port  int    `json:"port"`
+	// Seconds is how long the capture may run before it stops itself (at most MaxSeconds).
+	Seconds int `json:"seconds"`
+}
+
+// Capture states.
+const (
+	StateRunning = "Running"
+	StateStopped = "Stopped"
+)
+
+// Figures is what the agent says about a capture.
+type Figures struct {
+	ID    string `json:"id"`
+	State string `json:"state"`
+	// Error says why a stopped capture's figures are incomplete (a read error).
+	Error string `json:"error,omitempty"`
+	// Interface is the node's interface the figures were read on (the target's veth).
+	Interface      string        `json:"interface,omitempty"`
+	Requests       int64         `json:"requests"`
+	Unanswered     int64         `json:"unanswered"`
+	Other          int64         `json:"other"`
+	DroppedPackets int64         `json:"droppedPackets"`
+	P50Micros      int64         `json:"p50Micros"`
+	P90Micros      int64         `json:"p90Micros"`
+	P95Micros      int64         `json:"p95Micros"`
+	P99Micros      int64         `json:"p99Micros"`
+	P999Micros     int64         `json:"p999Micros"`
+	MaxMicros      int64         `json:"maxMicros"`
+	MaxNanos       int64         `json:"maxNanos"`
+	Buckets        []wire.Bucket `json:"buckets,omitempty"`
+}
+
+func figuresOf(id string, r wire.EndpointResult, err error) Figures {
+	f := Figures{ID: id, State: StateStopped, Interface: r.Interface,
+		Requests: r.Requests, Unanswered: r.Unanswered, Other: r.Other, DroppedPackets: r.Dropped,
+		P50Micros: r.P50, P90Micros: r.P90, P95Micros: r.P95, P99Micros: r.P99, P999Micros: r.P999,
+		MaxMicros: r.Max, MaxNanos: r.MaxNanos, Buckets: r.Buckets}
+	if err != nil {
+		f.Error = err.Error()
+	}
+	return f
+}

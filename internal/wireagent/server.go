@@ -1,0 +1,196 @@
+package wireagent
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/wire"
+)
+
+// Running is a capture in progress.
+type Running interface {
+	Stop() (wire.EndpointResult, error)
+}
+
+// Capturer starts captures: wire.StartEndpoint on a node; canned results in tests.
+type Capturer func(ep wire.Endpoint) (Running, error)
+
+// NodeCapturer captures on every interface of the node the agent runs on.
+func NodeCapturer(ep wire.Endpoint) (Running, error) { return wire.StartEndpoint(ep, "") }
+
+// Server is the agent's HTTP API. Every request must carry the token (Authorization:
+// Bearer), read from TokenFile on each request so a rotated Secret takes effect without a
+// restart.
+type Server struct {
+	Capture   Capturer
+	TokenFile string
+
+	mu       sync.Mutex
+	running  map[string]*entry
+	finished map[string]Figures
+	order    []string // finished IDs, oldest first
+}
+
+type entry struct {
+	run   Running
+	timer *time.Timer
+}
+
+// Handler serves POST /v1/captures (start), POST /v1/captures/{id}/stop and
+// GET /v1/captures/{id}.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/captures", s.start)
+	mux.HandleFunc("POST /v1/captures/{id}/stop", s.stop)
+	mux.HandleFunc("GET /v1/captures/{id}", s.get)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			if err := s.authorize(r); err != nil {
+				http.Error(w, err.Error(), http.StatusUnauthorized)
+				return
+			}
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) authorize(r *http.Request) error {
+	want, err := os.ReadFile(s.TokenFile)
+	token := strings.TrimSpace(string(want))
+	if err != nil || token == "" {
+		return errors.New("the agent has no token yet: every request is refused")
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+		return errors.New("missing or wrong bearer token")
+	}
+	return nil
+}
+
+func (s *Server) init() {
+	if s.running == nil {
+		s.running, s.finished = map[string]*entry{}, map[string]Figures{}
+	}
+}
+
+// validate checks a start request, naming the bad field.
+func validate(q StartRequest) (wire.Endpoint, error) {
+	if q.ID == "" || len(q.ID) > 253 {
+		return wire.Endpoint{}, errors.New("id: want 1 to 253 characters")
+	}
+	addr, err := netip.ParseAddr(q.PodIP)
+	if err != nil || !addr.Is4() {
+		return wire.Endpoint{}, fmt.Errorf("podIP %q: want an IPv4 address", q.PodIP)
+	}
+	if q.Port <= 0 || q.Port > 65535 {
+		return wire.Endpoint{}, fmt.Errorf("port %d: want 1 to 65535", q.Port)
+	}
+	if q.Seconds <= 0 || q.Seconds > MaxSeconds {
+		return wire.Endpoint{}, fmt.Errorf("seconds %d: want 1 to %d", q.Seconds, MaxSeconds)
+	}
+	return wire.Endpoint{Addr: addr, Port: uint16(q.Port)}, nil
+}
+
+func (s *Server) start(w http.ResponseWriter, r *http.Request) {
+	var q StartRequest
+	if err := json.NewDecoder(r.Body).Decode(&q); err != nil {
+		http.Error(w, "body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	ep, err := validate(q)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if _, ok := s.running[q.ID]; ok {
+		writeJSON(w, http.StatusOK, Figures{ID: q.ID, State: StateRunning})
+		return
+	}
+	if f, ok := s.finished[q.ID]; ok {
+		writeJSON(w, http.StatusOK, f)
+		return
+	}
+	if len(s.running) >= MaxRunning {
+		http.Error(w, fmt.Sprintf("%d captures already running", MaxRunning), http.StatusTooManyRequests)
+		return
+	}
+	run, err := s.Capture(ep)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	e := &entry{run: run}
+	e.timer = time.AfterFunc(time.Duration(q.Seconds)*time.Second, func() { s.finish(q.ID) })
+	s.running[q.ID] = e
+	writeJSON(w, http.StatusCreated, Figures{ID: q.ID, State: StateRunning})
+}
+
+// finish stops a running capture and keeps its figures; the oldest kept go first.
+func (s *Server) finish(id string) (Figures, bool) {
+	s.mu.Lock()
+	s.init()
+	e, ok := s.running[id]
+	if !ok {
+		f, done := s.finished[id]
+		s.mu.Unlock()
+		return f, done
+	}
+	delete(s.running, id)
+	s.mu.Unlock()
+	e.timer.Stop()
+	res, err := e.run.Stop()
+	f := figuresOf(id, res, err)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished[id] = f
+	s.order = append(s.order, id)
+	for len(s.order) > KeepResults {
+		delete(s.finished, s.order[0])
+		s.order = s.order[1:]
+	}
+	return f, true
+}
+
+func (s *Server) stop(w http.ResponseWriter, r *http.Request) {
+	f, ok := s.finish(r.PathValue("id"))
+	if !ok {
+		http.Error(w, "no capture "+r.PathValue("id")+" (never started here, or the agent restarted)", http.StatusNotFound)
+		return
+	}
+	writeJSON(w, http.StatusOK, f)
+}
+
+func (s *Server) get(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.init()
+	if _, ok := s.running[id]; ok {
+		writeJSON(w, http.StatusOK, Figures{ID: id, State: StateRunning})
+		return
+	}
+	if f, ok := s.finished[id]; ok {
+		writeJSON(w, http.StatusOK, f)
+		return
+	}
+	http.Error(w, "no capture "+id, http.StatusNotFound)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,144 @@
+package chart
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// TestWireAgentRendering: off by default (no agent, no flag); on, one DaemonSet on the host
+// network whose only capability is NET_RAW, a NetworkPolicy admitting only the manager's
+// pods to its port, a Role for the token Secret alone, and the manager's flags pointing at
+// exactly those pods. Every object passes kubeconform.
+func TestWireAgentRendering(t *testing.T) {
+	off, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(off, "wire-agent") {
+		t.Error("wireCapture.enabled defaults to false, yet the chart renders the wire agent or its flags")
+	}
+
+	on, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench", "--set", "wireCapture.enabled=true",
+		"--set", "wireCapture.port=9555")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := kubeconform(t, on)
+	objs := decode(t, on)
+	if kinds["DaemonSet"] != 1 || kinds["NetworkPolicy"] != 1 {
+		t.Fatalf("kinds %v: want one DaemonSet and one NetworkPolicy", kinds)
+	}
+	var ds appsv1.DaemonSet
+	var np networkingv1.NetworkPolicy
+	var role rbacv1.Role
+	var manager appsv1.Deployment
+	for _, o := range objs {
+		switch {
+		case o.Kind == "DaemonSet":
+			mustUnmarshal(t, o.Raw, &ds)
+		case o.Kind == "NetworkPolicy":
+			mustUnmarshal(t, o.Raw, &np)
+		case o.Kind == "Role" && strings.HasSuffix(o.Metadata.Name, "wire-agent-token"):
+			mustUnmarshal(t, o.Raw, &role)
+		case o.Kind == "Deployment":
+			mustUnmarshal(t, o.Raw, &manager)
+		}
+	}
+	pod := ds.Spec.Template.Spec
+	if !pod.HostNetwork || len(pod.Containers) != 1 || pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		t.Fatalf("agent pod: hostNetwork %v, %d containers, automount %v", pod.HostNetwork, len(pod.Containers), pod.AutomountServiceAccountToken)
+	}
+	c := pod.Containers[0]
+	sc := c.SecurityContext
+	if sc == nil || sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Add, []corev1Capability{"NET_RAW"}) ||
+		!slices.Equal(sc.Capabilities.Drop, []corev1Capability{"ALL"}) || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Privileged != nil && *sc.Privileged || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("agent container security %+v: want NET_RAW added, ALL dropped, no escalation, read-only root", sc)
+	}
+	if !slices.Equal(c.Command, []string{"/gauntlet", "wire-agent"}) || !slices.Contains(c.Args, "--listen=:9555") || c.Ports[0].ContainerPort != 9555 {
+		t.Errorf("agent command %v args %v ports %+v", c.Command, c.Args, c.Ports)
+	}
+	if !strings.HasPrefix(c.Image, "ghcr.io/gauntlet-bench/gauntlet:") {
+		t.Errorf("agent image %s: want the manager's", c.Image)
+	}
+	agentLabels := ds.Spec.Template.Labels
+	managerLabels := manager.Spec.Template.Labels
+	if matches(manager.Spec.Selector.MatchLabels, agentLabels) || matches(ds.Spec.Selector.MatchLabels, managerLabels) {
+		t.Errorf("manager and agent selectors overlap: %v / %v", manager.Spec.Selector.MatchLabels, ds.Spec.Selector.MatchLabels)
+	}
+	if !matches(np.Spec.PodSelector.MatchLabels, agentLabels) || len(np.Spec.Ingress) != 1 || len(np.Spec.Ingress[0].From) != 1 ||
+		!matches(np.Spec.Ingress[0].From[0].PodSelector.MatchLabels, managerLabels) || np.Spec.Ingress[0].From[0].NamespaceSelector != nil ||
+		np.Spec.Ingress[0].Ports[0].Port.IntValue() != 9555 {
+		t.Errorf("NetworkPolicy %+v: want only the manager's pods admitted to 9555 on the agents", np.Spec)
+	}
+	for _, rule := range role.Rules {
+		if !slices.Equal(rule.Resources, []string{"secrets"}) || slices.Contains(rule.Verbs, "list") || slices.Contains(rule.Verbs, "watch") ||
+			slices.Contains(rule.Verbs, "get") && !slices.Equal(rule.ResourceNames, []string{"gauntlet-wire-agent-token"}) {
+			t.Errorf("token Role rule %+v: want get on the token Secret alone and create", rule)
+		}
+	}
+	if len(role.Rules) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != "gauntlet-wire-agent-token" {
+		t.Errorf("token Role %+v, agent volumes %+v", role.Rules, pod.Volumes)
+	}
+	args := managerArgs(t, objs)
+	for _, want := range []string{"--wire-agent-namespace=bench", "--wire-agent-port=9555", "--wire-agent-token-secret=gauntlet-wire-agent-token"} {
+		if !contains(args, want) {
+			t.Errorf("manager args %v lack %s", args, want)
+		}
+	}
+	var selector string
+	for _, a := range args {
+		if s, ok := strings.CutPrefix(a, "--wire-agent-selector="); ok {
+			selector = s
+		}
+	}
+	for _, kv := range strings.Split(selector, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		if agentLabels[k] != v {
+			t.Errorf("--wire-agent-selector=%s does not select the agent pods (%v)", selector, agentLabels)
+		}
+	}
+	if selector == "" || matches(selectorMap(selector), managerLabels) {
+		t.Errorf("--wire-agent-selector=%q: empty or selects the manager", selector)
+	}
+
+	if _, err := helm(t, "template", "gauntlet", chartDir, "--set", "wireCapture.port=0"); err == nil ||
+		!strings.Contains(err.Error(), "/wireCapture/port") {
+		t.Errorf("wireCapture.port=0: want a schema error naming /wireCapture/port, got %v", err)
+	}
+}
+
+type corev1Capability = corev1.Capability
+
+func mustUnmarshal(t *testing.T, raw []byte, into any) {
+	t.Helper()
+	if err := yaml.Unmarshal(raw, into); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// matches says whether selector selects an object with these labels.
+func matches(selector, labels map[string]string) bool {
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return len(selector) > 0
+}
+
+func selectorMap(s string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		out[k] = v
+	}
+	return out
+}
