@@ -13,8 +13,12 @@ func cond(typ string, s metav1.ConditionStatus, msg string) metav1.Condition {
 }
 
 func TestOf(t *testing.T) {
-	slo := func(s metav1.ConditionStatus) metav1.Condition { return cond(benchv1.ConditionSLOMet, s, "missed by go/ping@100") }
-	reg := func(s metav1.ConditionStatus) metav1.Condition { return cond(benchv1.ConditionRegressed, s, "slower: go/ping@100 +20%") }
+	slo := func(s metav1.ConditionStatus) metav1.Condition {
+		return cond(benchv1.ConditionSLOMet, s, "missed by go/ping@100")
+	}
+	reg := func(s metav1.ConditionStatus) metav1.Condition {
+		return cond(benchv1.ConditionRegressed, s, "slower: go/ping@100 +20%")
+	}
 	failed := cond(benchv1.ConditionComplete, metav1.ConditionTrue, "failed trials: t3")
 	for _, c := range []struct {
 		name  string
