@@ -16,6 +16,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
 
@@ -39,7 +40,8 @@ func newRunCmd() *cobra.Command {
 			"targets) and prints the results table. The results folder gets status.yaml (the run with\n" +
 			"its status), results.json and report.html. --scale multiplies every load point, so a\n" +
 			"seed written for a cluster fits this machine. Ctrl-C stops every process and writes what\n" +
-			"was measured so far. Exit status 1 when the run failed or was interrupted.\n\n" +
+			"was measured so far. Exit status (docs/cli.md): 0 succeeded, 2 refused (a field or flag named),\n" +
+			"3 regressed against spec.baseline, 4 SLO missed, 5 failed or interrupted.\n\n" +
 			"A spec may come from someone else, and here nothing sandboxes it, so the local mode refuses,\n" +
 			"naming the field: PostgreSQL parameters outside an allow-list (seed 001's profile and\n" +
 			"throughput tuning: memory, WAL, checkpoints, planner, parallelism, autovacuum, timeouts,\n" +
@@ -53,20 +55,20 @@ func newRunCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !isLocal {
-				return errors.New("only --local is implemented by this command; on a cluster, kubectl apply -f FILE and the operator runs it")
+				return usage(errors.New("only --local is implemented by this command; on a cluster, kubectl apply -f FILE and the operator runs it"))
 			}
 			run, err := loadRun(cmd.Context(), cmd, file, name)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			changed, err := overrides.Apply(&run.Spec)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			if changed != "" {
 				// The flags must not make a spec the schema refuses (a duration past its bound).
 				if err := revalidate(cmd.Context(), run, changed); err != nil {
-					return err
+					return usage(err)
 				}
 				if run.Annotations == nil {
 					run.Annotations = map[string]string{}
@@ -82,7 +84,7 @@ func newRunCmd() *cobra.Command {
 			// Fail before anything starts: the image refusal, --scale and presets first, then k6.
 			probe := run.DeepCopy()
 			if _, _, err := local.PrepareRun(probe, root, scale, allowUnsafe); err != nil {
-				return err
+				return usage(err) // the spec or --scale, named
 			}
 			k6bin, err := k6.Binary(root)
 			if err != nil {
@@ -129,13 +131,16 @@ func newRunCmd() *cobra.Command {
 			}
 			fmt.Fprintf(w, "\n%s: %s (trials %s). %s\n", run.Name, run.Status.Phase, run.Status.Progress, run.Status.Headline)
 			fmt.Fprintf(w, "results: %s/{%s,%s,%s}\n", out, local.StatusFile, local.ResultsFile, local.ReportFile)
-			switch {
+			// The exit status says how the run ended (internal/outcome, docs/cli.md).
+			switch code, why := outcome.Of(run); {
 			case errors.Is(runErr, local.ErrInterrupted):
-				return fmt.Errorf("interrupted: every process stopped; what was measured is in %s", out)
+				return exitWith(outcome.Failed, fmt.Errorf("interrupted: every process stopped; what was measured is in %s", out))
 			case runErr != nil:
-				return runErr
-			case run.Status.Phase != benchv1.PhaseSucceeded:
-				return fmt.Errorf("run %s failed: see the trials' messages in %s", run.Name, filepath.Join(out, local.StatusFile))
+				return exitWith(outcome.Failed, runErr)
+			case code == outcome.Failed || run.Status.Phase != benchv1.PhaseSucceeded:
+				return exitWith(outcome.Failed, fmt.Errorf("run %s failed: see the trials' messages in %s", run.Name, filepath.Join(out, local.StatusFile)))
+			case code != outcome.OK:
+				return exitWith(code, fmt.Errorf("run %s: %s: %s", run.Name, code, why))
 			}
 			return nil
 		},
