@@ -9,7 +9,8 @@ import (
 
 func main() {
 	root := &cobra.Command{
-		Use:           commandName(os.Args[0]),
+		Use:           "gauntlet",
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: commandName(os.Args[0])},
 		Short:         "Reproducible web-runtime benchmarks, on Kubernetes or on one machine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
