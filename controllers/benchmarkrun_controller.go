@@ -153,6 +153,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		// One status write per pass, from what the phases recorded.
 		run.Status.ObservedGeneration = run.Generation
 		gitOpsConditions(run)
+		estimateFinish(run, s.now, r.Timeouts.Grace)
 		run.Status.Bound() // free text cut to the documented lengths, so the status always fits
 		patchErr := r.Status().Patch(ctx, run, client.MergeFrom(before))
 		if patchErr != nil && err == nil && !apierrors.IsNotFound(patchErr) {

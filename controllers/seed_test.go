@@ -14,6 +14,7 @@ import (
 
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
@@ -68,14 +69,22 @@ func TestSeed001Succeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	var phases []benchv1.Phase
+	var eta *metav1.Time // the estimated finish seen while the trials ran
 	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, func(r *benchv1.BenchmarkRun) bool {
 		if len(phases) == 0 || phases[len(phases)-1] != r.Status.Phase {
 			phases = append(phases, r.Status.Phase)
+		}
+		if r.Status.Phase == benchv1.PhaseRunning && r.Status.EstimatedFinishAt != nil {
+			eta = r.Status.EstimatedFinishAt
 		}
 		return finished(r)
 	})
 	if got.Status.Phase != benchv1.PhaseSucceeded {
 		t.Fatalf("phase %s: %+v\ntrials %+v", got.Status.Phase, got.Status.Conditions, got.Status.Trials)
+	}
+	if eta == nil || !eta.After(got.Status.StartedAt.Time) || got.Status.EstimatedFinishAt != nil {
+		t.Errorf("estimatedFinishAt: %v while running (started %v), %v once finished; want a time after the start, then none",
+			eta, got.Status.StartedAt, got.Status.EstimatedFinishAt)
 	}
 	t.Logf("phases seen: %v", phases)
 	for _, c := range []string{benchv1.ConditionAccepted, benchv1.ConditionDependenciesReady, benchv1.ConditionDatabaseReady, benchv1.ConditionTargetsReady,

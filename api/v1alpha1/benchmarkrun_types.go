@@ -83,10 +83,11 @@ type Cleanup struct {
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=br;bench,categories=gauntlet
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
-// +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targetNames`
+// +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targetNames`,priority=1
 // +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline`
-// +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacity`,priority=0
+// +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacity`,priority=1
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startedAt) || self.spec == oldSelf.spec",message="spec is immutable once the run has started (status.startedAt is set); create a new BenchmarkRun instead",fieldPath=".spec"

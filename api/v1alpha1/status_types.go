@@ -70,6 +70,11 @@ type BenchmarkRunStatus struct {
 	// +optional
 	FinishedAt *metav1.Time `json:"finishedAt,omitempty"`
 
+	// EstimatedFinishAt is when the run should finish, from the trials left and their
+	// planned length plus the overheads of a trial; unset once it has finished.
+	// +optional
+	EstimatedFinishAt *metav1.Time `json:"estimatedFinishAt,omitempty"`
+
 	// Targets is each target's deployment and verification state.
 	// +optional
 	// +listType=map

@@ -196,6 +196,10 @@ func (in *BenchmarkRunStatus) DeepCopyInto(out *BenchmarkRunStatus) {
 		in, out := &in.FinishedAt, &out.FinishedAt
 		*out = (*in).DeepCopy()
 	}
+	if in.EstimatedFinishAt != nil {
+		in, out := &in.EstimatedFinishAt, &out.EstimatedFinishAt
+		*out = (*in).DeepCopy()
+	}
 	if in.Targets != nil {
 		in, out := &in.Targets, &out.Targets
 		*out = make([]TargetStatus, len(*in))

@@ -13,7 +13,7 @@ import (
 
 func init() { subcommands = append(subcommands, newCompareCmd) }
 
-// errRegressed makes the exit status 3 under --fail-on-regression.
+// errRegressed makes the exit status 3 (outcome.Regressed) under --fail-on-regression.
 var errRegressed = errors.New("regressed")
 
 func newCompareCmd() *cobra.Command {
@@ -54,7 +54,7 @@ func newCompareCmd() *cobra.Command {
 			}
 			o, err := compare.OptionsFrom(b)
 			if err != nil {
-				return fmt.Errorf("%w (--metric, --min-effect)", err)
+				return usage(fmt.Errorf("%w (--metric, --min-effect)", err))
 			}
 			compare.Apply(run, base, baseFile, o)
 			if err := local.WriteComparison(cmd.OutOrStdout(), run); err != nil {

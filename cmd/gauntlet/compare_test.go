@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
@@ -74,14 +75,19 @@ func TestCompareCommand(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
+		code outcome.Code // bad flag values are the input's, a missing folder the machine's
 	}{
-		{[]string{"--min-effect", "5%", before, after}, "spec.baseline.minEffect"},
-		{[]string{"--metric", "p42", before, after}, "spec.baseline.metric"},
-		{[]string{filepath.Join(before, "nothing"), after}, "BASELINE"},
-		{[]string{before, t.TempDir()}, "RUN"},
+		{[]string{"--min-effect", "5%", before, after}, "spec.baseline.minEffect", outcome.Usage},
+		{[]string{"--metric", "p42", before, after}, "spec.baseline.metric", outcome.Usage},
+		{[]string{filepath.Join(before, "nothing"), after}, "BASELINE", outcome.Error},
+		{[]string{before, t.TempDir()}, "RUN", outcome.Error},
 	} {
-		if _, err := runCompare(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+		_, err := runCompare(c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: %v, want an error naming %s", c.args, err, c.want)
+		}
+		if code := exitCode(err); code != c.code {
+			t.Errorf("%v: exit status %d, want %d (%s)", c.args, code, c.code, c.code)
 		}
 	}
 }

@@ -2,8 +2,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -12,6 +10,7 @@ import (
 func main() {
 	root := &cobra.Command{
 		Use:           "gauntlet",
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: commandName(os.Args[0])},
 		Short:         "Reproducible web-runtime benchmarks, on Kubernetes or on one machine",
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -19,12 +18,9 @@ func main() {
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
+	markUsage(root)
 	if err := root.Execute(); err != nil {
-		if errors.Is(err, errRegressed) {
-			os.Exit(3) // compare --fail-on-regression: the table said why
-		}
-		fmt.Fprintln(os.Stderr, "gauntlet:", err)
-		os.Exit(1)
+		os.Exit(report(err, os.Stderr)) // the statuses of internal/outcome, docs/cli.md
 	}
 }
 

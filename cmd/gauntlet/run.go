@@ -16,6 +16,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
@@ -40,7 +41,8 @@ func newRunCmd() *cobra.Command {
 			"targets) and prints the results table. The results folder gets status.yaml (the run with\n" +
 			"its status), results.json and report.html. --scale multiplies every load point, so a\n" +
 			"seed written for a cluster fits this machine. Ctrl-C stops every process and writes what\n" +
-			"was measured so far. Exit status 1 when the run failed or was interrupted.\n\n" +
+			"was measured so far. Exit status (docs/cli.md): 0 succeeded, 2 refused (a field or flag named),\n" +
+			"3 regressed against spec.baseline, 4 SLO missed, 5 failed or interrupted.\n\n" +
 			"Each target runs under its resources as a kubelet would enforce them: in a cgroup of its own,\n" +
 			"its CPU as a CFS quota (100 ms period) and its memory as a limit, on top of the CPU pinning;\n" +
 			"this needs root and the cpu and memory cgroup controllers, and --no-limits runs without.\n\n" +
@@ -57,20 +59,20 @@ func newRunCmd() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !isLocal {
-				return errors.New("only --local is implemented by this command; on a cluster, kubectl apply -f FILE and the operator runs it")
+				return usage(errors.New("only --local is implemented by this command; on a cluster, kubectl apply -f FILE and the operator runs it"))
 			}
 			run, err := loadRun(cmd.Context(), cmd, file, name)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			changed, err := overrides.Apply(&run.Spec)
 			if err != nil {
-				return err
+				return usage(err)
 			}
 			if changed != "" {
 				// The flags must not make a spec the schema refuses (a duration past its bound).
 				if err := revalidate(cmd.Context(), run, changed); err != nil {
-					return err
+					return usage(err)
 				}
 				if run.Annotations == nil {
 					run.Annotations = map[string]string{}
@@ -86,7 +88,7 @@ func newRunCmd() *cobra.Command {
 			// Fail before anything starts: the image refusal, --scale and presets first, then k6.
 			probe := run.DeepCopy()
 			if _, _, err := local.PrepareRun(probe, root, scale, allowUnsafe); err != nil {
-				return err
+				return usage(err) // the spec or --scale, named
 			}
 			if err := local.CheckLimits(noLimits); err != nil {
 				return err
@@ -136,13 +138,16 @@ func newRunCmd() *cobra.Command {
 			}
 			fmt.Fprintf(w, "\n%s: %s (trials %s). %s\n", run.Name, run.Status.Phase, run.Status.Progress, run.Status.Headline)
 			fmt.Fprintf(w, "results: %s/{%s,%s,%s}\n", out, local.StatusFile, local.ResultsFile, local.ReportFile)
-			switch {
+			// The exit status says how the run ended (internal/outcome, docs/cli.md).
+			switch code, why := outcome.Of(run); {
 			case errors.Is(runErr, local.ErrInterrupted):
-				return fmt.Errorf("interrupted: every process stopped; what was measured is in %s", out)
+				return exitWith(outcome.Failed, fmt.Errorf("interrupted: every process stopped; what was measured is in %s", out))
 			case runErr != nil:
-				return runErr
-			case run.Status.Phase != benchv1.PhaseSucceeded:
-				return fmt.Errorf("run %s failed: see the trials' messages in %s", run.Name, filepath.Join(out, local.StatusFile))
+				return exitWith(outcome.Failed, runErr)
+			case code == outcome.Failed || run.Status.Phase != benchv1.PhaseSucceeded:
+				return exitWith(outcome.Failed, fmt.Errorf("run %s failed: see the trials' messages in %s", run.Name, filepath.Join(out, local.StatusFile)))
+			case code != outcome.OK:
+				return exitWith(code, fmt.Errorf("run %s: %s: %s", run.Name, code, why))
 			}
 			return nil
 		},

@@ -32,7 +32,7 @@ func newValidateCmd() *cobra.Command {
 			}
 			docs, err := v.ReadAll(cmd.Context(), f)
 			if err != nil {
-				return fmt.Errorf("%s: %w", file, err)
+				return usage(fmt.Errorf("%s: %w", file, err))
 			}
 			invalid := 0
 			for _, d := range docs {
@@ -47,7 +47,7 @@ func newValidateCmd() *cobra.Command {
 				}
 			}
 			if invalid > 0 {
-				return fmt.Errorf("%d of %d documents invalid", invalid, len(docs))
+				return usage(fmt.Errorf("%d of %d documents invalid", invalid, len(docs)))
 			}
 			return nil
 		},

@@ -44,9 +44,10 @@ func createBase(t *testing.T, ns string) *benchv1.BenchmarkRun {
 	return run
 }
 
-// kubectl get shows phase, progress, targets, a headline result, the capacities found,
-// whether the run regressed against its baseline, and age: the server builds that table
-// from the CRD's printer columns.
+// kubectl get shows phase, readiness, progress, a headline result, whether the run regressed
+// against its baseline, and age: the server builds that table from the CRD's printer
+// columns. Targets and capacities (up to 2,048 and 512 characters) are priority 1, shown by
+// -o wide only, so the default table fits a terminal.
 func TestPrinterColumns(t *testing.T) {
 	ns := newNamespace(t)
 	run := createBase(t, ns)
@@ -54,7 +55,9 @@ func TestPrinterColumns(t *testing.T) {
 		Phase: benchv1.PhaseRunning, Progress: "7/24", TargetNames: "go,mine",
 		Headline: "best p99: go 1.9ms @ 1000/s", Capacity: "go/ping 480/s, mine/ping >=1200/s",
 		Conditions: []metav1.Condition{{Type: benchv1.ConditionRegressed, Status: metav1.ConditionTrue, Reason: "Slower",
-			Message: "slower: go/ping@1000 +20.3%", LastTransitionTime: metav1.Now()}},
+			Message: "slower: go/ping@1000 +20.3%", LastTransitionTime: metav1.Now()},
+			{Type: benchv1.ConditionReady, Status: metav1.ConditionFalse, Reason: "Running",
+				Message: "7/24 trials", LastTransitionTime: metav1.Now()}},
 	}
 	if err := env.Client.Status().Update(context.Background(), run); err != nil {
 		t.Fatal(err)
@@ -69,19 +72,25 @@ func TestPrinterColumns(t *testing.T) {
 	if err := json.Unmarshal(raw, &table); err != nil {
 		t.Fatal(err)
 	}
-	var names []string
+	var names, wide []string
 	for _, c := range table.ColumnDefinitions {
 		names = append(names, c.Name)
+		if c.Priority > 0 {
+			wide = append(wide, c.Name)
+		}
 	}
-	wantCols := []string{"Name", "Phase", "Progress", "Targets", "Result", "Capacity", "Regressed", "Age"}
+	wantCols := []string{"Name", "Phase", "Ready", "Progress", "Targets", "Result", "Capacity", "Regressed", "Age"}
 	if fmt.Sprint(names) != fmt.Sprint(wantCols) {
 		t.Fatalf("columns = %v, want %v", names, wantCols)
+	}
+	if fmt.Sprint(wide) != "[Targets Capacity]" {
+		t.Errorf("columns shown only by -o wide = %v, want [Targets Capacity]", wide)
 	}
 	if len(table.Rows) != 1 {
 		t.Fatalf("want one row, got %d", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	want := []any{"base", "Running", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s", "go/ping 480/s, mine/ping >=1200/s", "True"}
+	want := []any{"base", "Running", "False", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s", "go/ping 480/s, mine/ping >=1200/s", "True"}
 	for i, w := range want {
 		if cells[i] != w {
 			t.Errorf("cell %s = %v, want %v", wantCols[i], cells[i], w)

@@ -4,6 +4,7 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
@@ -156,10 +157,60 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 	}
 	table := l.command(t, l.kubectl(), "-n", ns, "get", "br")
 	t.Logf("kubectl get br:\n%s", table)
-	for _, col := range []string{"PHASE", "PROGRESS", "TARGETS", "RESULT", sc.name} {
+	for _, col := range []string{"PHASE", "READY", "PROGRESS", "RESULT", sc.name} {
 		if !strings.Contains(table, col) {
 			t.Errorf("kubectl get br shows no %s:\n%s", col, table)
 		}
+	}
+	if strings.Contains(table, "TARGETS") { // the long columns are -o wide's
+		t.Errorf("kubectl get br shows TARGETS without -o wide:\n%s", table)
+	}
+	wide := l.command(t, l.kubectl(), "-n", ns, "get", "br", "-o", "wide")
+	for _, col := range []string{"TARGETS", "CAPACITY"} {
+		if !strings.Contains(wide, col) {
+			t.Errorf("kubectl get br -o wide shows no %s:\n%s", col, wide)
+		}
+	}
+	l.checkCLI(t, ns, &run)
+}
+
+// checkCLI reads the finished run with gauntlet status, wait and report through the lab's
+// kubeconfig: the status as data, wait's exit status equal to the one status states, and
+// the HTML report holding every row's target.
+func (l *lab) checkCLI(t *testing.T, ns string, run *benchv1.BenchmarkRun) {
+	bin := filepath.Join(t.TempDir(), "gauntlet")
+	l.command(t, "go", "build", "-o", bin, "./cmd/gauntlet")
+	var st struct {
+		Phase    benchv1.Phase       `json:"phase"`
+		ExitCode *int                `json:"exitCode"`
+		Results  []benchv1.ResultRow `json:"results"`
+	}
+	out := l.command(t, bin, "status", run.Name, "-n", ns, "-o", "json")
+	if err := json.Unmarshal([]byte(out), &st); err != nil || st.Phase != benchv1.PhaseSucceeded || st.ExitCode == nil ||
+		len(st.Results) != len(run.Status.Results) {
+		t.Errorf("gauntlet status -o json: %v\n%s", err, out)
+		return
+	}
+	cmd := exec.Command(bin, "wait", run.Name, "-n", ns, "--timeout", "1m")
+	cmd.Dir = l.root
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(l.root, ".cache/lab/admin.kubeconfig"))
+	waited, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != *st.ExitCode || (code != 0 && code != 3 && code != 4) {
+		t.Errorf("gauntlet wait: exit status %d, status says %d (0, 3 or 4 for a run that succeeded):\n%s", code, *st.ExitCode, waited)
+	}
+	report := filepath.Join(t.TempDir(), run.Name+".html")
+	l.command(t, bin, "report", run.Name, "-n", ns, "--out", report)
+	html, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range run.Status.Results {
+		if !strings.Contains(string(html), ">"+r.Target+"<") {
+			t.Errorf("gauntlet report has no row of %s", r.Target)
+		}
+	}
+	if !strings.Contains(string(html), "<svg") {
+		t.Errorf("gauntlet report has no chart")
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 )
 
 // Ctrl-C in the middle of a run with PostgreSQL and PgBouncer up: every process stops, the
@@ -31,8 +32,8 @@ spec:
 	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if code := c.wait(t, 60*time.Second); code != 1 {
-		t.Errorf("exit status %d, want 1", code)
+	if code := c.wait(t, 60*time.Second); code != int(outcome.Failed) {
+		t.Errorf("exit status %d, want %d (Failed)", code, outcome.Failed)
 	}
 	if !strings.Contains(c.stderr.String(), "interrupted") {
 		t.Errorf("stderr does not say the run was interrupted")
@@ -84,8 +85,8 @@ spec:
 	if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	if code := c.wait(t, 90*time.Second); code != 1 {
-		t.Errorf("exit status %d, want 1 (a trial failed)", code)
+	if code := c.wait(t, 90*time.Second); code != int(outcome.Failed) {
+		t.Errorf("exit status %d, want %d (Failed: a trial failed)", code, outcome.Failed)
 	}
 	st := c.status(t).Status
 	if tr := st.Trials[1]; tr.Phase != benchv1.TrialFailed || !strings.Contains(tr.Message, "exited during the trial") ||
@@ -101,7 +102,8 @@ spec:
 	}
 }
 
-// Inputs the local mode refuses, each with an error that names what to fix; nothing starts.
+// Inputs the local mode refuses, each with an error that names what to fix and exit status
+// 2 (Usage); a missing k6 is the machine's, not the input's: 1 (Error). Nothing starts.
 func TestRefusals(t *testing.T) {
 	base := func(target, load string) string {
 		return "apiVersion: gauntlet.dev/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: refused}\nspec:\n" +
@@ -130,8 +132,12 @@ func TestRefusals(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := start(t, tc.spec, tc.env, tc.args...)
-			if code := c.wait(t, 60*time.Second); code != 1 {
-				t.Errorf("exit status %d, want 1", code)
+			want := outcome.Usage
+			if tc.name == "k6 missing" {
+				want = outcome.Error
+			}
+			if code := c.wait(t, 60*time.Second); code != int(want) {
+				t.Errorf("exit status %d, want %d (%s)", code, want, want)
 			}
 			if !strings.Contains(c.stderr.String(), tc.want) {
 				t.Errorf("stderr does not name %q:\n%s", tc.want, c.stderr)
