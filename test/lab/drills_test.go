@@ -292,7 +292,8 @@ func (l *lab) restartManagerMidTrial(t *testing.T, ns, name string, r *managerRe
 	})
 	if err == nil && midTrial {
 		var pods *corev1.PodList
-		if pods, err = l.client.CoreV1().Pods(installNamespace).List(c, metav1.ListOptions{}); err == nil {
+		// The manager's pods only: the wire agents beside them hold the trial's capture.
+		if pods, err = l.client.CoreV1().Pods(installNamespace).List(c, metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=manager"}); err == nil {
 			for _, p := range pods.Items {
 				if err = l.client.CoreV1().Pods(installNamespace).Delete(c, p.Name, metav1.DeleteOptions{}); err == nil {
 					r.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -28,7 +29,8 @@ import (
 
 var runGVR = schema.GroupVersionResource{Group: "gauntlet.dev", Version: "v1alpha1", Resource: "benchmarkruns"}
 
-// installNamespace is where the chart goes, under the restricted Pod Security Standard.
+// installNamespace is where the chart goes: the privileged Pod Security level, for the wire
+// agents on the host network; the manager's pod still meets the restricted standard.
 const installNamespace = "gauntlet-system"
 
 // command runs name with args from the repository root and fails the test with its output.
@@ -46,9 +48,14 @@ func (l *lab) command(t *testing.T, name string, args ...string) string {
 
 // testHelmInstall: the chart from charts/gauntlet installed with helm, as a user installs
 // it, with only the images this lab cannot pull replaced; the manager becomes Ready in a
-// namespace that enforces the restricted standard.
+// namespace that admits the wire agents (privileged), beside the agents, ready on every node.
 func (l *lab) testHelmInstall(t *testing.T) {
-	if _, err := l.client.CoreV1().Namespaces().Create(ctx(t, time.Minute), restrictedNS(installNamespace), metav1.CreateOptions{}); err != nil {
+	// The wire agent (wireCapture.enabled) runs on the host network, which only the
+	// privileged level admits: the install namespace holds the manager and the agents; the
+	// runs' namespaces, with the targets and runners, stay restricted.
+	ns := restrictedNS(installNamespace)
+	ns.Labels["pod-security.kubernetes.io/enforce"] = "privileged"
+	if _, err := l.client.CoreV1().Namespaces().Create(ctx(t, time.Minute), ns, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	helm := strings.TrimSpace(l.command(t, "hack/tools.sh", "helm"))
@@ -64,11 +71,17 @@ func (l *lab) testHelmInstall(t *testing.T) {
 		"--set", "timeouts.unschedulable="+drillUnschedulableTimeout.String(),
 		// The lab's Prometheus reads the manager's metrics with its own token.
 		"--set", "metrics.readers[0].name=prometheus", "--set", "metrics.readers[0].namespace=monitoring",
+		// Each trial's target pod captured on its node: the rows' latency is the wire's.
+		"--set", "wireCapture.enabled=true",
 		"--wait", "--timeout", "5m")
 	t.Logf("helm install: manager Ready in %s", time.Since(start).Round(time.Second))
 	deps, err := l.client.AppsV1().Deployments(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{})
 	if err != nil || len(deps.Items) != 1 || !available(&deps.Items[0]) {
 		t.Fatalf("after helm install: deployments %v (%v), want the manager available", deps, err)
+	}
+	agents, err := l.client.AppsV1().DaemonSets(installNamespace).Get(ctx(t, time.Minute), "gauntlet-wire-agent", metav1.GetOptions{})
+	if err != nil || agents.Status.DesiredNumberScheduled == 0 || agents.Status.NumberReady != agents.Status.DesiredNumberScheduled {
+		t.Fatalf("after helm install: wire agents %+v (%v), want one ready on every node", agents, err)
 	}
 }
 
@@ -143,6 +156,7 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 			conditions(run.Status.Conditions), l.command(t, l.kubectl(), "-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
 	}
 	checkRows(t, &run, sc.errors)
+	checkWire(t, &run, sc.errors)
 	checkPresent(t, &run, sc.rows, sc.skipped)
 	if restart != nil {
 		restart.check(t)
@@ -372,5 +386,36 @@ func setPools(fields map[string]map[string]any) func(*unstructured.Unstructured)
 			}
 		}
 		_ = unstructured.SetNestedSlice(u.Object, pools, "spec", "nodePools")
+	}
+}
+
+// checkWire: the wire agents captured every trial of every row without errors: the wire
+// count equals k6's measured count, the row's latency of record is the wire's, and the
+// run's WireCapture condition is True. (A row with errors may have timed-out requests,
+// which have no wire latency: it may fall back to k6's figures, as its message says.)
+func checkWire(t *testing.T, run *benchv1.BenchmarkRun, errRows []string) {
+	t.Helper()
+	clean := func(target, scenario string) bool { return !slices.Contains(errRows, rowID(target, scenario)) }
+	for _, tr := range run.Status.Trials {
+		if tr.Calibration || tr.Phase != benchv1.TrialSucceeded || tr.Result == nil || !clean(tr.Target, tr.Scenario) {
+			continue // the generator floor is k6's own timing against the null responder
+		}
+		if w := tr.Result.Wire; w == nil || w.Requests != tr.Result.Requests || w.DroppedPackets != 0 || w.Unanswered != 0 {
+			t.Errorf("trial %s: wire %+v, k6 counted %d measured requests: want the same count, nothing dropped or unanswered (%s)",
+				tr.Name, w, tr.Result.Requests, tr.Message)
+		} else {
+			t.Logf("trial %s: wire %d requests = k6's; wire p50 %dµs p99 %dµs, k6 p50 %dµs p99 %dµs",
+				tr.Name, w.Requests, w.P50Micros, w.P99Micros, tr.Result.P50Micros, tr.Result.P99Micros)
+		}
+	}
+	for _, r := range run.Status.Results {
+		if clean(r.Target, r.Scenario) && (r.LatencySource != benchv1.LatencyWire || r.Wire == nil) {
+			t.Errorf("%s/%s@%d: latencySource %s, want Wire (%s)", r.Target, r.Scenario, r.LoadPoint, r.LatencySource, r.Message)
+		}
+	}
+	if len(errRows) == 0 {
+		if c := meta.FindStatusCondition(run.Status.Conditions, "WireCapture"); c == nil || c.Status != metav1.ConditionTrue {
+			t.Errorf("WireCapture condition %+v, want True", c)
+		}
 	}
 }
