@@ -157,6 +157,9 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 	}
 	checkRows(t, &run, sc.errors)
 	checkWire(t, &run, sc.errors)
+	if run.Status.Headline == "" {
+		t.Errorf("no headline: kubectl get br would show an empty result column")
+	}
 	checkPresent(t, &run, sc.rows, sc.skipped)
 	if restart != nil {
 		restart.check(t)
