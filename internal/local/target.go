@@ -70,7 +70,7 @@ func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 		return fmt.Errorf("target %s: install script: %w", p.Name, err)
 	}
 	proc, err := Start(Spec{Name: "install " + p.Name, Argv: []string{"bash", script, p.Dir},
-		Dir: repoRoot, Env: os.Environ()})
+		Dir: repoRoot, Env: installEnviron()})
 	if err != nil {
 		return err
 	}
