@@ -153,7 +153,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			r.ResultMetrics.Observe(run) // the exported series follow the written status
 		}
 	}()
-	phases := []phase{r.accept, r.prerequisites, r.database, r.targets, r.verification, r.trials, r.results}
+	phases := []phase{r.accept, r.prerequisites, r.nodePools, r.database, r.targets, r.verification, r.trials, r.results}
 	if finished(run) {
 		phases = []phase{r.results, r.cleanup}
 	}

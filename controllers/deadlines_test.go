@@ -135,7 +135,7 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 				// The pool is free: a later run on the same nodes is not held back.
 				probe := run.DeepCopy()
 				probe.Name, probe.UID, probe.CreationTimestamp = "probe", "probe-uid", metav1.NewTime(time.Now().Add(time.Hour))
-				if holder, err := (&BenchmarkRunReconciler{Client: env.Client}).nodePoolHolder(ctx, probe); err != nil || holder != "" {
+				if holder, err := (&BenchmarkRunReconciler{Client: env.Client, APIReader: env.Client}).nodePoolHolder(ctx, probe); err != nil || holder != "" {
 					t.Errorf("the node pool is still held: %q, %v", holder, err)
 				}
 			})
