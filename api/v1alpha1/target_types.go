@@ -58,16 +58,14 @@ type Target struct {
 
 // Resources are both the requests and the limits of a container.
 type Resources struct {
-	// CPU, for example "2" or "1500m": above 0, at most 1024 (no node has more).
+	// CPU, for example "2" or "1500m".
 	// +optional
 	// +kubebuilder:default="1"
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0')) && quantity(string(self)).compareTo(quantity('1024')) <= 0",message="cpu must be above 0 and at most 1024"
 	CPU *resource.Quantity `json:"cpu,omitempty"`
 
-	// Memory, for example "1Gi": above 0, at most 64Ti (no node has more).
+	// Memory, for example "1Gi".
 	// +optional
 	// +kubebuilder:default="1Gi"
-	// +kubebuilder:validation:XValidation:rule="quantity(string(self)).isGreaterThan(quantity('0')) && quantity(string(self)).compareTo(quantity('64Ti')) <= 0",message="memory must be above 0 and at most 64Ti"
 	Memory *resource.Quantity `json:"memory,omitempty"`
 }
 

@@ -31,6 +31,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/config/crd"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
 )
 
 // Validator validates BenchmarkRun documents against the embedded CRD.
@@ -160,6 +161,9 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 	defaulted, _ := json.Marshal(obj)
 	if err := json.Unmarshal(defaulted, run); err != nil {
 		return fail(field.Invalid(field.NewPath(""), "", "decoding the defaulted object: "+err.Error()))
+	}
+	if errs := plan.CheckResources(&run.Spec); len(errs) > 0 {
+		return Document{Meta: name, Errors: errs}
 	}
 	return Document{Meta: name, Run: run}
 }

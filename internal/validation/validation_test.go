@@ -86,8 +86,8 @@ spec:
 	}
 }
 
-// CPU and memory outside what any node has are refused at admission (the CRD's CEL rules,
-// here through the same machinery), each naming its field; ordinary quantities pass.
+// CPU and memory outside what any node has are refused, each naming its field (plan's
+// CheckResources, which the operator's accept phase runs too); ordinary quantities pass.
 func TestResourceQuantitiesAreBounded(t *testing.T) {
 	v, err := New()
 	if err != nil {
