@@ -66,6 +66,7 @@ func main() {
 	flag.BoolVar(&networkPolicy, "network-policy", true, "give every run a NetworkPolicy that fences its targets in")
 	flag.StringVar(&np.OperatorNamespace, "operator-namespace", np.OperatorNamespace, "namespace of the operator's pods, allowed to reach targets (they verify them)")
 	flag.StringVar(&np.PrometheusNamespace, "prometheus-namespace", np.PrometheusNamespace, "namespace of the Prometheus pods allowed to reach targets")
+	flag.StringVar(&np.DNSNamespace, "dns-namespace", np.DNSNamespace, "namespace of the cluster's DNS pods (label k8s-app=kube-dns), the only DNS targets may reach")
 	flag.DurationVar(&timeouts.Database, "database-timeout", 0, "how long a run waits for its database (default 15m)")
 	flag.DurationVar(&timeouts.Targets, "targets-timeout", 0, "how long a target may take to become available, from its creation (default 10m)")
 	flag.DurationVar(&timeouts.Verify, "verify-timeout", 0, "how long one target's contract checks may take (default 5m)")
