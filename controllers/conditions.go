@@ -50,6 +50,8 @@ const (
 	ReasonVerifyTimeout = "VerificationTimeout"
 	// ReasonTrialTimeout: a TestRun did not start, or did not finish, within its deadline.
 	ReasonTrialTimeout = "TrialTimeout"
+	// ReasonRunTimeout: the run went past the operator's maximum run duration.
+	ReasonRunTimeout = "RunTimeout"
 	// ReasonTargetDrift: a target's Deployment was deleted, scaled down or edited mid-run.
 	ReasonTargetDrift = "TargetChanged"
 	// ReasonDatabaseDrift: the run's PostgreSQL or PgBouncer went unready, or a pod of theirs

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -71,6 +72,22 @@ func sharedNode(nodes []corev1.Node, a, b labels.Selector) string {
 		}
 	}
 	return ""
+}
+
+// DefaultMaxRunDuration is the longest a run may take from its start (Timeouts.Run,
+// --max-run-duration): the spec's bounds allow weeks of trials, and a run holds its node
+// pools for all of it.
+const DefaultMaxRunDuration = 24 * time.Hour
+
+// runDeadline fails a run that went past the maximum run duration: its trials stop, and
+// its node pools go to the next run.
+func (r *BenchmarkRunReconciler) runDeadline(_ context.Context, s *scope) (ctrl.Result, error) {
+	started := s.run.Status.StartedAt
+	if started == nil || s.now.Sub(started.Time) <= r.Timeouts.Run {
+		return ctrl.Result{}, nil
+	}
+	return r.fail(s, benchv1.ConditionComplete, ReasonRunTimeout, fmt.Sprintf(
+		"the run went past the operator's maximum run duration of %s (--max-run-duration) and was stopped; its node pools are free", r.Timeouts.Run))
 }
 
 // nodePools takes the run's node-pool lock before anything of the run is deployed (its

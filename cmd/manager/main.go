@@ -71,6 +71,7 @@ func main() {
 	flag.DurationVar(&timeouts.Targets, "targets-timeout", 0, "how long a target may take to become available, from its creation (default 10m)")
 	flag.DurationVar(&timeouts.Verify, "verify-timeout", 0, "how long one target's contract checks may take (default 5m)")
 	flag.DurationVar(&timeouts.TrialStart, "trial-start-timeout", 0, "how long k6-operator may take to start a trial's runners (default 10m)")
+	flag.DurationVar(&timeouts.Run, "max-run-duration", controllers.DefaultMaxRunDuration, "the longest a run may take from its start; past it the run fails and frees its node pools")
 	flag.DurationVar(&timeouts.TrialFinish, "trial-finish-timeout", 0, "how long after its measured window a trial's TestRun may take to finish (default 5m)")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease; empty is the pod's own namespace (in-cluster only)")
 	flag.StringVar(&promURL, "prometheus-url", "http://prometheus-operated.monitoring.svc:9090", "Prometheus HTTP API the trial figures are read from")
