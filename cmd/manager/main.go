@@ -47,6 +47,7 @@ func main() {
 	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
 	var scrapeInterval time.Duration
+	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
 	var maxReconciles, keepTestRuns int
 	var timeouts controllers.Timeouts
@@ -56,6 +57,7 @@ func main() {
 		np.OperatorNamespace = ns // config/manager passes it through the downward API
 	}
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "address the metrics endpoint binds to; 0 disables it")
+	flag.StringVar(&metricsCertPath, "metrics-cert-path", "", "folder holding tls.crt and tls.key for the metrics endpoint; empty serves a self-signed certificate")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "serve metrics over HTTPS, only to callers the API server authenticates and authorizes (get on /metrics)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and ready probes bind to")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles at a time")
@@ -132,7 +134,7 @@ func main() {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 MetricsOptions(metricsAddr, metricsSecure),
+		Metrics:                 WithMetricsCert(MetricsOptions(metricsAddr, metricsSecure), metricsCertPath),
 		Cache:                   CacheOptions(watchNamespace),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
@@ -189,6 +191,16 @@ func MetricsOptions(addr string, secure bool) metricsserver.Options {
 	o := metricsserver.Options{BindAddress: addr, SecureServing: secure}
 	if secure {
 		o.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return o
+}
+
+// WithMetricsCert serves the metrics with the certificate in dir (tls.crt and tls.key, a
+// kubernetes.io/tls Secret mounted there) instead of a self-signed one, so Prometheus can
+// verify whom it sends its token to; controller-runtime reloads it when it changes.
+func WithMetricsCert(o metricsserver.Options, dir string) metricsserver.Options {
+	if dir != "" {
+		o.CertDir, o.CertName, o.KeyName = dir, "tls.crt", "tls.key"
 	}
 	return o
 }
