@@ -31,11 +31,12 @@ func decode(frame []byte, port uint16, at int64) (Segment, bool) {
 	}
 	src, dst := binary.BigEndian.Uint16(tcp[0:2]), binary.BigEndian.Uint16(tcp[2:4])
 	s := Segment{At: at}
-	switch port {
-	case dst:
+	server := netip.AddrFrom4([4]byte{127, 0, 0, 1}) // the target's address, as in filter
+	switch {
+	case port == dst && netip.AddrFrom4([4]byte(ip[16:20])) == server:
 		s.ToServer = true
 		s.Conn = Conn{Addr: netip.AddrFrom4([4]byte(ip[12:16])), Port: src}
-	case src:
+	case port == src && netip.AddrFrom4([4]byte(ip[12:16])) == server:
 		s.Conn = Conn{Addr: netip.AddrFrom4([4]byte(ip[16:20])), Port: dst}
 	default:
 		return Segment{}, false
