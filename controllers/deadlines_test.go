@@ -90,10 +90,15 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 			fakes.script(run.Name, &k6Outcome{losePods: true})
 		}, benchv1.ConditionComplete, ReasonTrialTimeout, []string{"did not finish within 3s of its measured window's end", `stage "started"`,
 			"0 of 1 found, 0 terminated"}, true},
+		// A node selector value the schema lets through and the API server refuses in a pod.
 		{"create-refused", func(run *benchv1.BenchmarkRun) {
+			run.Spec.NodePools[0].NodeSelector = map[string]string{"gauntlet.test/pool": "create refused!"}
+		}, benchv1.ConditionTargetsReady, ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "a valid label must be"}, false},
+		// A negative CPU is refused when the run is accepted, before anything is created.
+		{"cpu-refused", func(run *benchv1.BenchmarkRun) {
 			cpu := resource.MustParse("-1")
 			run.Spec.Targets[0].Resources.CPU = &cpu
-		}, benchv1.ConditionTargetsReady, ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "must be greater than or equal to 0"}, false},
+		}, benchv1.ConditionAccepted, ReasonInvalidSpec, []string{"spec.targets[0].resources.cpu", "cpu must be above 0"}, false},
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
