@@ -94,6 +94,9 @@ type Timeouts struct {
 	// MeasureCall bounds one pass's Prometheus queries, so a slow Prometheus cannot hold
 	// the reconcile worker (default 30s).
 	MeasureCall time.Duration
+	// Run bounds a whole run from its start (its first object created) to its end, so no
+	// run holds its node pools longer, whatever its spec says (default 24h).
+	Run time.Duration
 }
 
 func (t Timeouts) withDefaults() Timeouts {
@@ -112,6 +115,7 @@ func (t Timeouts) withDefaults() Timeouts {
 	def(&t.Poll, 5*time.Second)
 	def(&t.Grace, 15*time.Second)
 	def(&t.Measure, 2*time.Minute)
+	def(&t.Run, DefaultMaxRunDuration)
 	return t
 }
 
@@ -163,7 +167,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 			r.ResultMetrics.Observe(run) // the exported series follow the written status
 		}
 	}()
-	phases := []phase{r.accept, r.prerequisites, r.database, r.targets, r.verification, r.trials, r.results}
+	phases := []phase{r.accept, r.runDeadline, r.prerequisites, r.nodePools, r.database, r.targets, r.verification, r.trials, r.results}
 	if finished(run) {
 		phases = []phase{r.results, r.cleanup}
 	}

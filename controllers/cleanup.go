@@ -41,9 +41,17 @@ func (r *BenchmarkRunReconciler) ensureFinalizer(ctx context.Context, run *bench
 	if controllerutil.ContainsFinalizer(run, finalizerName) {
 		return false, nil
 	}
-	patch := client.MergeFrom(run.DeepCopy())
+	// The optimistic lock: a merge patch replaces the whole list, so one made from a stale
+	// copy would drop a finalizer another controller added meanwhile; with the lock it
+	// fails instead, and the next pass starts from the current object.
+	patch := client.MergeFromWithOptions(run.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.AddFinalizer(run, finalizerName)
-	return true, r.Patch(ctx, run, patch)
+	if err := r.Patch(ctx, run, patch); apierrors.IsConflict(err) {
+		return true, nil // the update that conflicted triggers the next pass
+	} else if err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // finalize runs when the run is deleted: it deletes what the run created and removes the
@@ -60,9 +68,14 @@ func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *benchv1.Benc
 	if len(left) > 0 {
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
-	patch := client.MergeFrom(run.DeepCopy())
+	patch := client.MergeFromWithOptions(run.DeepCopy(), client.MergeFromWithOptimisticLock{})
 	controllerutil.RemoveFinalizer(run, finalizerName)
-	return ctrl.Result{}, client.IgnoreNotFound(r.Patch(ctx, run, patch))
+	if err := r.Patch(ctx, run, patch); apierrors.IsConflict(err) {
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil // changed meanwhile: again from the current object
+	} else if err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	return ctrl.Result{}, nil
 }
 
 // deleteCreated deletes every object the run owns and returns those still present

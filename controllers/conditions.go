@@ -53,6 +53,8 @@ const (
 	// ReasonLoadUnschedulable: a pod of a trial's TestRun (initializer, runner or starter)
 	// stayed unschedulable past its deadline; also the event while it waits.
 	ReasonLoadUnschedulable = "LoadUnschedulable"
+	// ReasonRunTimeout: the run went past the operator's maximum run duration.
+	ReasonRunTimeout = "RunTimeout"
 	// ReasonTargetDrift: a target's Deployment was deleted, scaled down or edited mid-run.
 	ReasonTargetDrift = "TargetChanged"
 	// ReasonDatabaseDrift: the run's PostgreSQL or PgBouncer went unready, or a pod of theirs

@@ -91,10 +91,15 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 			fakes.script(run.Name, &k6Outcome{losePods: true})
 		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"1 of TestRun", "1 k6 runner pods are gone while it loaded the target",
 			"node lost"}, true},
+		// A node selector value the schema lets through and the API server refuses in a pod.
 		{"create-refused", func(run *benchv1.BenchmarkRun) {
+			run.Spec.NodePools[0].NodeSelector = map[string]string{"gauntlet.test/pool": "create refused!"}
+		}, benchv1.ConditionTargetsReady, ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "a valid label must be"}, false},
+		// A negative CPU is refused when the run is accepted, before anything is created.
+		{"cpu-refused", func(run *benchv1.BenchmarkRun) {
 			cpu := resource.MustParse("-1")
 			run.Spec.Targets[0].Resources.CPU = &cpu
-		}, benchv1.ConditionTargetsReady, ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "must be greater than or equal to 0"}, false},
+		}, benchv1.ConditionAccepted, ReasonInvalidSpec, []string{"spec.targets[0].resources.cpu", "cpu must be above 0"}, false},
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {
@@ -136,7 +141,7 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 				// The pool is free: a later run on the same nodes is not held back.
 				probe := run.DeepCopy()
 				probe.Name, probe.UID, probe.CreationTimestamp = "probe", "probe-uid", metav1.NewTime(time.Now().Add(time.Hour))
-				if holder, err := (&BenchmarkRunReconciler{Client: env.Client}).nodePoolHolder(ctx, probe); err != nil || holder != "" {
+				if holder, err := (&BenchmarkRunReconciler{Client: env.Client, APIReader: env.Client}).nodePoolHolder(ctx, probe); err != nil || holder != "" {
 					t.Errorf("the node pool is still held: %q, %v", holder, err)
 				}
 			})

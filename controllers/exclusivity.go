@@ -5,7 +5,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -42,8 +48,72 @@ func before(a, b *benchv1.BenchmarkRun) bool {
 	return a.Namespace+"/"+a.Name < b.Namespace+"/"+b.Name
 }
 
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=list
+
+// poolSelectors is poolKeys with each key's node selector, to match it against the nodes.
+func poolSelectors(run *benchv1.BenchmarkRun) map[string]labels.Selector {
+	out := map[string]labels.Selector{}
+	for key, name := range poolKeys(run) {
+		for _, p := range run.Spec.NodePools {
+			if p.Name == name {
+				out[key] = labels.SelectorFromSet(p.NodeSelector)
+			}
+		}
+	}
+	return out
+}
+
+// sharedNode names a node both selectors match, or "" when none does.
+func sharedNode(nodes []corev1.Node, a, b labels.Selector) string {
+	for i := range nodes {
+		l := labels.Set(nodes[i].Labels)
+		if a.Matches(l) && b.Matches(l) {
+			return nodes[i].Name
+		}
+	}
+	return ""
+}
+
+// DefaultMaxRunDuration is the longest a run may take from its start (Timeouts.Run,
+// --max-run-duration): the spec's bounds allow weeks of trials, and a run holds its node
+// pools for all of it.
+const DefaultMaxRunDuration = 24 * time.Hour
+
+// runDeadline fails a run that went past the maximum run duration: its trials stop, and
+// its node pools go to the next run.
+func (r *BenchmarkRunReconciler) runDeadline(_ context.Context, s *scope) (ctrl.Result, error) {
+	started := s.run.Status.StartedAt
+	if started == nil || s.now.Sub(started.Time) <= r.Timeouts.Run {
+		return ctrl.Result{}, nil
+	}
+	return r.fail(s, benchv1.ConditionComplete, ReasonRunTimeout, fmt.Sprintf(
+		"the run went past the operator's maximum run duration of %s (--max-run-duration) and was stopped; its node pools are free", r.Timeouts.Run))
+}
+
+// nodePools takes the run's node-pool lock before anything of the run is deployed (its
+// database, targets and contract checks would load the pool too), and holds it until the
+// run finishes: while an earlier run holds one of its pools, the run waits here.
+func (r *BenchmarkRunReconciler) nodePools(ctx context.Context, s *scope) (ctrl.Result, error) {
+	run := s.run
+	holder, err := r.nodePoolHolder(ctx, run)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if holder != "" {
+		msg := "waiting for " + holder
+		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionNodePoolsAvailable); c == nil || c.Message != msg {
+			r.Recorder.Eventf(run, nil, "Normal", ReasonWaitingForPool, "WaitForNodePool", msg)
+		}
+		setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionFalse, ReasonWaitingForPool, msg)
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
+	}
+	setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionTrue, ReasonPoolFree, "no other run loads this run's node pools")
+	return ctrl.Result{}, nil
+}
+
 // nodePoolHolder names the run this one must wait for before it loads a node pool: an
-// unfinished run created earlier that uses one of the same pools. The order is total and
+// unfinished run created earlier that uses one of the same pools, by selector or by a node
+// both selectors match (two selectors can name the same nodes). The order is total and
 // the same for every run, so two runs never both go ahead, and never wait for each other.
 // In a namespaced install only the watched namespace's runs count. A run in another
 // namespace belongs to another tenant: the message says one is there, in this run's own
@@ -61,21 +131,42 @@ func (r *BenchmarkRunReconciler) nodePoolHolder(ctx context.Context, run *benchv
 	if err := r.List(ctx, &all, opts...); err != nil {
 		return "", err
 	}
+	var nodes []corev1.Node // listed once, and only when an earlier run might share one
+	listed := false
+	mySel := poolSelectors(run)
 	for i := range all.Items {
 		o := &all.Items[i]
 		if o.UID == run.UID || finished(o) || !o.DeletionTimestamp.IsZero() || !before(o, run) {
 			continue
 		}
-		for key, name := range poolKeys(o) {
-			if _, shared := mine[key]; !shared {
-				continue
+		theirs := poolSelectors(o)
+		if len(theirs) == 0 {
+			continue
+		}
+		if !listed {
+			var list corev1.NodeList
+			if err := r.APIReader.List(ctx, &list); err != nil {
+				return "", fmt.Errorf("listing nodes to match node pools: %w", err)
 			}
-			if o.Namespace != run.Namespace {
-				return fmt.Sprintf("a BenchmarkRun in another namespace, created first, which loads the nodes of node pool %s (%s) until it finishes",
-					mine[key], key), nil
+			nodes, listed = list.Items, true
+		}
+		for key, sel := range mySel {
+			for theirKey, theirSel := range theirs {
+				via := ""
+				if key != theirKey {
+					node := sharedNode(nodes, sel, theirSel)
+					if node == "" {
+						continue
+					}
+					via = ", on node " + node
+				}
+				if o.Namespace != run.Namespace {
+					return fmt.Sprintf("a BenchmarkRun in another namespace, created first, which loads the nodes of node pool %s (%s%s) until it finishes",
+						mine[key], key, via), nil
+				}
+				return fmt.Sprintf("BenchmarkRun %s/%s, which uses node pool %s (%s%s); it was created first and loads it until it finishes",
+					o.Namespace, o.Name, poolKeys(o)[theirKey], theirKey, via), nil
 			}
-			return fmt.Sprintf("BenchmarkRun %s/%s, which uses node pool %s (%s); it was created first and loads it until it finishes",
-				o.Namespace, o.Name, name, key), nil
 		}
 	}
 	return "", nil

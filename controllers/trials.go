@@ -46,13 +46,6 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 		setPhase(run, benchv1.PhaseAnalyzing)
 		return ctrl.Result{}, nil
 	}
-	if holder, err := r.nodePoolHolder(ctx, run); err != nil || holder != "" {
-		if holder != "" {
-			setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionFalse, ReasonWaitingForPool, "waiting for "+holder)
-		}
-		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
-	}
-	setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionTrue, ReasonPoolFree, "no other run loads this run's node pools")
 	setPhase(run, benchv1.PhaseRunning)
 	setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
 	t := &run.Status.Trials[next]

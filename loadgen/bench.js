@@ -66,6 +66,10 @@ export const options = {
   noConnectionReuse: !plan.keepAlive,
   // Bodies are read to the end (timings include them) but not kept.
   discardResponseBodies: true,
+  // A redirect is answered, never followed (k6 follows 10 by default): a target must not
+  // turn the benchmark's rate onto another host. The 3xx then fails the request's expected
+  // status and counts as an error, like the verifier's refusal of redirects.
+  maxRedirects: 0,
   // Only the system tags Gauntlet reads (internal/metrics, internal/k6): scenario (on
   // dropped_iterations, which carries no scenario tags) and expected_response (the failed
   // requests). Every tag costs k6 CPU on every sample; status, method, url and the rest

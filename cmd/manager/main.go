@@ -48,6 +48,7 @@ func main() {
 	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
 	var scrapeInterval time.Duration
+	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
 	var maxReconciles, keepTestRuns, wirePort int
 	var wireSelector, wireSecret, wireNamespace string
@@ -58,6 +59,7 @@ func main() {
 		np.OperatorNamespace = ns // config/manager passes it through the downward API
 	}
 	flag.StringVar(&metricsAddr, "metrics-bind-address", ":8443", "address the metrics endpoint binds to; 0 disables it")
+	flag.StringVar(&metricsCertPath, "metrics-cert-path", "", "folder holding tls.crt and tls.key for the metrics endpoint; empty serves a self-signed certificate")
 	flag.BoolVar(&metricsSecure, "metrics-secure", true, "serve metrics over HTTPS, only to callers the API server authenticates and authorizes (get on /metrics)")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address the health and ready probes bind to")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles at a time")
@@ -68,10 +70,12 @@ func main() {
 	flag.BoolVar(&networkPolicy, "network-policy", true, "give every run a NetworkPolicy that fences its targets in")
 	flag.StringVar(&np.OperatorNamespace, "operator-namespace", np.OperatorNamespace, "namespace of the operator's pods, allowed to reach targets (they verify them)")
 	flag.StringVar(&np.PrometheusNamespace, "prometheus-namespace", np.PrometheusNamespace, "namespace of the Prometheus pods allowed to reach targets")
+	flag.StringVar(&np.DNSNamespace, "dns-namespace", np.DNSNamespace, "namespace of the cluster's DNS pods (label k8s-app=kube-dns), the only DNS targets may reach")
 	flag.DurationVar(&timeouts.Database, "database-timeout", 0, "how long a run waits for its database (default 15m)")
 	flag.DurationVar(&timeouts.Targets, "targets-timeout", 0, "how long a target may take to become available, from its creation (default 10m)")
 	flag.DurationVar(&timeouts.Verify, "verify-timeout", 0, "how long one target's contract checks may take (default 5m)")
 	flag.DurationVar(&timeouts.TrialStart, "trial-start-timeout", 0, "how long k6-operator may take to start a trial's runners (default 10m)")
+	flag.DurationVar(&timeouts.Run, "max-run-duration", controllers.DefaultMaxRunDuration, "the longest a run may take from its start; past it the run fails and frees its node pools")
 	flag.DurationVar(&timeouts.TrialFinish, "trial-finish-timeout", 0, "how long after its measured window a trial's TestRun may take to finish (default 5m)")
 	flag.DurationVar(&timeouts.Unschedulable, "unschedulable-timeout", 0, "how long a pod of a trial's TestRun (initializer, runner, starter) may stay unschedulable (default 2m)")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease; empty is the pod's own namespace (in-cluster only)")
@@ -146,7 +150,7 @@ func main() {
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
-		Metrics:                 MetricsOptions(metricsAddr, metricsSecure),
+		Metrics:                 WithMetricsCert(MetricsOptions(metricsAddr, metricsSecure), metricsCertPath),
 		Cache:                   CacheOptions(watchNamespace),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
@@ -204,6 +208,16 @@ func MetricsOptions(addr string, secure bool) metricsserver.Options {
 	o := metricsserver.Options{BindAddress: addr, SecureServing: secure}
 	if secure {
 		o.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return o
+}
+
+// WithMetricsCert serves the metrics with the certificate in dir (tls.crt and tls.key, a
+// kubernetes.io/tls Secret mounted there) instead of a self-signed one, so Prometheus can
+// verify whom it sends its token to; controller-runtime reloads it when it changes.
+func WithMetricsCert(o metricsserver.Options, dir string) metricsserver.Options {
+	if dir != "" {
+		o.CertDir, o.CertName, o.KeyName = dir, "tls.crt", "tls.key"
 	}
 	return o
 }

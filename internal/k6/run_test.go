@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
+	"github.com/gauntlet-bench/gauntlet/test/hostile"
 )
 
 // These tests run the real k6 against a recorder on 127.0.0.1, a few seconds each,
@@ -176,6 +177,30 @@ func TestWrongStatusCountsAsAnError(t *testing.T) {
 		if rec.ids[id] != c {
 			t.Errorf("id %d: server saw it %d times, the rule %d", id, rec.ids[id], c)
 		}
+	}
+}
+
+// A target that passes verification and redirects the runners' requests (those carrying
+// Gauntlet-Phase) to another host: k6 must not follow, and every redirected request is an
+// error of the run, not a success measured on someone else's server.
+func TestRedirectsAreErrorsNotFollowed(t *testing.T) {
+	srv, err := hostile.Start(hostile.RedirectLoad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	ping, _ := workload.Lookup("ping")
+	_, res := run(t, workload.Spec{BaseURL: srv.URL, Requests: ping.Requests,
+		Load: workload.Load{Model: workload.Open, Rate: 50}, KeepAlive: true,
+		Warmup: time.Second, Measure: time.Second, Tags: tags()})
+	if hits := srv.SinkHits(); hits != 0 {
+		t.Errorf("the redirect's other host received %d connections; k6 must follow no redirect", hits)
+	}
+	if res.Requests < 20 || res.Errors != res.Requests || res.ErrorRate != 1 {
+		t.Errorf("requests %d, errors %d (rate %v): every redirected request must count as an error", res.Requests, res.Errors, res.ErrorRate)
+	}
+	if int64(srv.Requests()) < res.Requests {
+		t.Errorf("the target read %d requests, k6 counted %d measured", srv.Requests(), res.Requests)
 	}
 }
 

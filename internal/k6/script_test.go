@@ -32,6 +32,7 @@ type inspected struct {
 	Tags                  map[string]string   `json:"tags"`
 	NoConnectionReuse     bool                `json:"noConnectionReuse"`
 	DiscardResponseBodies bool                `json:"discardResponseBodies"`
+	MaxRedirects          *int                `json:"maxRedirects"`
 	SystemTags            []string            `json:"systemTags"`
 	SummaryTrendStats     []string            `json:"summaryTrendStats"`
 }
@@ -103,6 +104,10 @@ func TestScriptOptionsOpenModelWithWarmup(t *testing.T) {
 		if o.Tags[k] != v {
 			t.Errorf("tag %s = %q, want %q", k, o.Tags[k], v)
 		}
+	}
+	// k6 follows 10 redirects unless told otherwise; a runner follows none.
+	if o.MaxRedirects == nil || *o.MaxRedirects != 0 {
+		t.Errorf("maxRedirects %v, want 0", o.MaxRedirects)
 	}
 	if o.NoConnectionReuse || !o.DiscardResponseBodies {
 		t.Errorf("noConnectionReuse %v, discardResponseBodies %v", o.NoConnectionReuse, o.DiscardResponseBodies)

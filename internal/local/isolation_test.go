@@ -82,7 +82,13 @@ func TestTargetRunsUnprivilegedOnLoopback(t *testing.T) {
 
 func getEnv(t *testing.T, url string) map[string]string {
 	t.Helper()
-	resp, err := http.Get(url + "/env")
+	return getEnvAt(t, url+"/env")
+}
+
+// getEnvAt reads a JSON object of strings from url.
+func getEnvAt(t *testing.T, url string) map[string]string {
+	t.Helper()
+	resp, err := http.Get(url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,5 +305,59 @@ func TestTargetInAPrivateFolderRunsFromACopy(t *testing.T) {
 	}
 	if _, err := os.Stat(staged); !os.IsNotExist(err) {
 		t.Errorf("the copy %s is still there after Stop: %v", staged, err)
+	}
+}
+
+// Root's secrets never reach a target run as TargetUser: it gets PATH, the locale, the
+// contract's variables and a HOME and TMPDIR of its own, nothing else of root's environment.
+// A target run by an ordinary user inherits that user's shell, as before.
+func TestTargetAsAnotherUserGetsAnAllowListedEnvironment(t *testing.T) {
+	secrets := map[string]string{"AWS_SECRET_ACCESS_KEY": "aws-secret", "GITHUB_TOKEN": "gh-token",
+		"SSH_AUTH_SOCK": "/root/agent.sock", "NODE_OPTIONS": "--require=/root/hook.js", "PYTHONPATH": "/root/lib"}
+	for k, v := range secrets {
+		t.Setenv(k, v)
+	}
+	t.Setenv("LC_ALL", "C.UTF-8")
+	t.Setenv("WORKERS", "99") // a contract variable is never inherited
+
+	env := envMap(environ(map[string]string{"PORT": "1"}, true))
+	for k := range secrets {
+		if _, ok := env[k]; ok {
+			t.Errorf("%s reaches a target run as another user", k)
+		}
+	}
+	if env["PATH"] != os.Getenv("PATH") || env["LC_ALL"] != "C.UTF-8" || env["PORT"] != "1" {
+		t.Errorf("PATH %q, LC_ALL %q, PORT %q: want the caller's PATH and locale and the given PORT", env["PATH"], env["LC_ALL"], env["PORT"])
+	}
+	if _, ok := env["WORKERS"]; ok {
+		t.Error("WORKERS inherited")
+	}
+	if own := envMap(environ(nil, false)); own["GITHUB_TOKEN"] != "gh-token" || own["WORKERS"] != "" {
+		t.Errorf("a target run as the caller: GITHUB_TOKEN %q, WORKERS %q; want the caller's shell without the contract's variables", own["GITHUB_TOKEN"], own["WORKERS"])
+	}
+
+	tg, err := StartTarget(context.Background(), TargetOptions{Preset: tinyTarget(t, ""), Ports: testPorts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.Stop(time.Second) })
+	got := getEnvAt(t, tg.URL+"/environ")
+	for k, v := range secrets {
+		if root := os.Geteuid() == 0; root && got[k] != "" {
+			t.Errorf("root's %s=%q reached the target run as %s", k, got[k], TargetUser)
+		} else if !root && got[k] != v {
+			t.Errorf("%s = %q in a target run as the caller, want the caller's %q", k, got[k], v)
+		}
+	}
+	if os.Geteuid() == 0 {
+		for k := range got {
+			allowed := strings.HasPrefix(k, "LC_") || k == "HOME" || k == "TMPDIR"
+			for _, a := range append(append([]string{}, inheritedByOtherUser...), contractVars...) {
+				allowed = allowed || k == a
+			}
+			if !allowed {
+				t.Errorf("the target run as %s got %s, which is not on the allow-list", TargetUser, k)
+			}
+		}
 	}
 }

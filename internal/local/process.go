@@ -77,7 +77,7 @@ func Start(spec Spec) (*Process, error) {
 	}
 	var out io.Writer = p.log
 	if spec.LogFile != "" {
-		f, err := os.OpenFile(spec.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		f, err := openLog(spec.LogFile)
 		if err != nil {
 			r.Close()
 			w.Close()
@@ -397,4 +397,27 @@ func (t *tailBuffer) lastLines(n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// openLog opens a log file for appending without following a symbolic link, and refuses
+// anything but a plain file of one link (O_NONBLOCK: a planted FIFO fails, not hangs). Logs lie in folders other users write (PostgreSQL's
+// is the postgres user's): a link planted there would make root append to any file.
+func openLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: refused", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Nlink != 1 {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a plain file of its own (mode %o, %d links): refused", path, st.Mode, st.Nlink)
+	}
+	return f, nil
 }

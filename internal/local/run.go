@@ -99,6 +99,11 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 	if err := transform.ScaleLoad(spec, scale); err != nil {
 		return nil, nil, err
 	}
+	if !allowUnsafe { // after --scale, which multiplies the load points
+		if err := ResourceError(CheckResources(spec, machineCPUs())); err != nil {
+			return nil, nil, err
+		}
+	}
 	if scale != 1 {
 		if run.Annotations == nil {
 			run.Annotations = map[string]string{}

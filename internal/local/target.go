@@ -77,7 +77,7 @@ func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 		return fmt.Errorf("target %s: install script: %w", p.Name, err)
 	}
 	proc, err := Start(Spec{Name: "install " + p.Name, Argv: []string{"bash", script, p.Dir},
-		Dir: repoRoot, Env: os.Environ()})
+		Dir: repoRoot, Env: installEnviron()})
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 			}
 		}
 	}
-	env := environ(vars)
+	env := environ(vars, acct != nil)
 	argv, err := p.ExpandStart(envMap(env))
 	if err != nil {
 		return nil, err
@@ -208,19 +208,41 @@ func targetVars(opts TargetOptions, port int) map[string]string {
 	return vars
 }
 
-// environ is this process's environment without the contract's variables, plus vars.
-func environ(vars map[string]string) []string {
+// inheritedByOtherUser are the only variables of this process a target run as another user
+// (TargetUser, when root starts it) inherits: what finds its runtime and sets its locale.
+// Root's tokens, cloud credentials (AWS_*), agent sockets (SSH_AUTH_SOCK) and runtime
+// options (NODE_OPTIONS, PYTHONPATH) are not the target's.
+var inheritedByOtherUser = []string{"PATH", "LANG", "LANGUAGE", "TZ"}
+
+// inherits says whether a variable of this process reaches a target.
+func inherits(name string, otherUser bool) bool {
+	for _, c := range contractVars {
+		if name == c {
+			return false // the contract's variables come from vars alone
+		}
+	}
+	if !otherUser {
+		return true
+	}
+	for _, a := range inheritedByOtherUser {
+		if name == a {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, "LC_")
+}
+
+// environ is vars plus what the target inherits of this process's environment: all of it
+// (but the contract's variables) for a target run as the caller, only inheritedByOtherUser
+// for one run as another user.
+func environ(vars map[string]string, otherUser bool) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if _, set := vars[name]; set {
 			continue
 		}
-		inherited := false
-		for _, c := range contractVars {
-			inherited = inherited || name == c
-		}
-		if !inherited {
+		if inherits(name, otherUser) {
 			env = append(env, kv)
 		}
 	}

@@ -14,7 +14,8 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
 
-// tinyServer is a throwaway target: /healthz, /env (its contract variables) and a MODE
+// tinyServer is a throwaway target: /healthz, /env (its contract variables), /environ (its
+// whole environment) and a MODE
 // variable choosing how it misbehaves on SIGTERM.
 const tinyServer = `import json, os, signal, subprocess, sys, threading
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
@@ -26,6 +27,8 @@ class H(BaseHTTPRequestHandler):
     def do_GET(self):
         keys = ["HOST", "PORT", "WORKERS", "DATABASE_URL", "DB_POOL_MIN", "DB_POOL_MAX", "DB_PREPARED", "EXTRA", "HOME", "TMPDIR"]
         body = json.dumps({k: os.environ.get(k) for k in keys} | {"argv": sys.argv[1:]}).encode()
+        if self.path == "/environ":
+            body = json.dumps(dict(os.environ)).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))

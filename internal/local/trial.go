@@ -137,10 +137,15 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 }
 
 // trialPlan is the k6 plan of a trial (plan.K6Plan) with the local mode's tags.
+// A search step beyond the local mode's VU bound fails as a trial, unless --allow-unsafe.
 func (r *runner) trialPlan(t *benchv1.Trial, baseURL string) (workload.Plan, error) {
-	return plan.K6Plan(&r.run.Spec, plan.FromStatus(t), baseURL, workload.Tags{
+	p, err := plan.K6Plan(&r.run.Spec, plan.FromStatus(t), baseURL, workload.Tags{
 		TestID: r.run.Name + "-" + t.Name, Target: t.Target, Scenario: t.Scenario,
 		LoadPoint: strconv.Itoa(int(t.LoadPoint)), Repetition: strconv.Itoa(int(t.Repetition))})
+	if err == nil && !r.opts.AllowUnsafe {
+		err = CheckPlanVUs(t.Name, p)
+	}
+	return p, err
 }
 
 // markerWriter passes k6's output to a file and reports when a marker line first appears.

@@ -33,6 +33,9 @@ type Trial struct {
 // drift over the run hits every target alike. presets maps a preset to the contract
 // endpoints it implements; bring-your-own images are assumed to implement all.
 func Build(spec *benchv1.BenchmarkRunSpec, presets map[string][]string) ([]Trial, error) {
+	if errs := CheckResources(spec); len(errs) > 0 {
+		return nil, errs.ToAggregate()
+	}
 	points := LoadPoints(spec.Load)
 	if len(points) == 0 && spec.Load.Search == nil {
 		return nil, fmt.Errorf("spec.load: no load points for model %q", spec.Load.Model)

@@ -54,6 +54,10 @@ type NetworkPolicyConfig struct {
 	// PrometheusNamespace and PrometheusPodLabels select Prometheus's pods.
 	PrometheusNamespace string
 	PrometheusPodLabels map[string]string
+	// DNSNamespace and DNSPodLabels select the cluster's DNS pods, the only DNS a target
+	// may ask (not port 53 of every pod in the cluster).
+	DNSNamespace string
+	DNSPodLabels map[string]string
 }
 
 // DefaultNetworkPolicy matches config/manager (namespace gauntlet-system, the manager's
@@ -66,6 +70,9 @@ func DefaultNetworkPolicy() NetworkPolicyConfig {
 		OperatorPodLabels:   map[string]string{"app.kubernetes.io/name": "gauntlet", "app.kubernetes.io/component": "manager"},
 		PrometheusNamespace: "monitoring",
 		PrometheusPodLabels: map[string]string{"app.kubernetes.io/name": "prometheus"},
+		// CoreDNS as kubeadm, kind, k3s and the managed clusters deploy it.
+		DNSNamespace: "kube-system",
+		DNSPodLabels: map[string]string{"k8s-app": "kube-dns"},
 	}
 }
 

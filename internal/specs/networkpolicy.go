@@ -57,8 +57,8 @@ func TargetNetworkPolicy(run *benchv1.BenchmarkRun, cfg Config) *networkingv1.Ne
 		inNamespace(np.PrometheusNamespace, np.PrometheusPodLabels),
 	}
 	egress := []networkingv1.NetworkPolicyEgressRule{{
-		// DNS, to any pod in any namespace (the cluster's DNS service, wherever it runs).
-		To:    []networkingv1.NetworkPolicyPeer{{NamespaceSelector: &metav1.LabelSelector{}}},
+		// DNS, to the cluster's DNS pods only: port 53 of any pod would be a way out.
+		To:    []networkingv1.NetworkPolicyPeer{inNamespace(np.DNSNamespace, np.DNSPodLabels)},
 		Ports: []networkingv1.NetworkPolicyPort{port(53, &udp), port(53, &tcp)},
 	}}
 	if db := run.Spec.Database; db != nil {

@@ -7,7 +7,8 @@ import (
 )
 
 // The whole policy, per database mode: targets reachable on their ports only from the run's
-// runners, the operator and Prometheus; targets reach DNS and their database only.
+// runners, the operator and Prometheus; targets reach the cluster's DNS pods and their
+// database only.
 func TestTargetNetworkPolicy(t *testing.T) {
 	cfg := fixtureConfig()
 	cfg.NetworkPolicy = DefaultNetworkPolicy()
@@ -38,7 +39,8 @@ spec:
     - {protocol: TCP, port: 9000}
   egress:
   - to:
-    - namespaceSelector: {}
+    - namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: kube-system}}
+      podSelector: {matchLabels: {k8s-app: kube-dns}}
     ports:
     - {protocol: UDP, port: 53}
     - {protocol: TCP, port: 53}`

@@ -21,6 +21,7 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	apimachineryvalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -30,6 +31,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/config/crd"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
 )
 
 // Validator validates BenchmarkRun documents against the embedded CRD.
@@ -146,6 +148,7 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 	}
 	structuraldefaulting.Default(obj, v.structural)
 	errs = append(errs, checkName(obj)...)
+	errs = append(errs, checkMetadata(obj)...)
 	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.schema)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
 	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
@@ -158,6 +161,9 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 	defaulted, _ := json.Marshal(obj)
 	if err := json.Unmarshal(defaulted, run); err != nil {
 		return fail(field.Invalid(field.NewPath(""), "", "decoding the defaulted object: "+err.Error()))
+	}
+	if errs := plan.CheckResources(&run.Spec); len(errs) > 0 {
+		return Document{Meta: name, Errors: errs}
 	}
 	return Document{Meta: name, Run: run}
 }
@@ -192,6 +198,34 @@ func checkName(obj map[string]interface{}) field.ErrorList {
 		for _, msg := range apimachineryvalidation.NameIsDNSSubdomain(generate, true) {
 			errs = append(errs, field.Invalid(field.NewPath("metadata", "generateName"), generate, msg))
 		}
+	}
+	return errs
+}
+
+// checkMetadata checks the rest of metadata as the API server does on create
+// (ValidateObjectMeta: namespace, labels, annotations, finalizers, owner references; the
+// name is checkName's), and refuses what a submitted document must not carry: owner
+// references and finalizers (set by controllers; a document with them could have the run
+// collected with another object, or its deletion held).
+func checkMetadata(obj map[string]interface{}) field.ErrorList {
+	p := field.NewPath("metadata")
+	raw, ok := obj["metadata"]
+	if !ok {
+		return nil
+	}
+	data, _ := json.Marshal(raw)
+	var m metav1.ObjectMeta
+	if err := json.Unmarshal(data, &m); err != nil {
+		return field.ErrorList{field.Invalid(p, "", "not ObjectMeta: "+err.Error())}
+	}
+	// The name is checkName's; a namespace, when given, must be a DNS-1123 label.
+	m.Name, m.GenerateName = "x", ""
+	errs := apimachineryvalidation.ValidateObjectMeta(&m, m.Namespace != "", func(string, bool) []string { return nil }, p)
+	if len(m.OwnerReferences) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("ownerReferences"), "set by controllers, not in a submitted BenchmarkRun: the run would be deleted with its owner"))
+	}
+	if len(m.Finalizers) > 0 {
+		errs = append(errs, field.Forbidden(p.Child("finalizers"), "set by the operator, not in a submitted BenchmarkRun: a finalizer no controller removes holds the run's deletion"))
 	}
 	return errs
 }

@@ -38,3 +38,95 @@ spec:
 		}
 	}
 }
+
+// The rest of metadata is checked as the API server checks it on create (namespace, label
+// and annotation keys and values), and a submitted run may not carry owner references or
+// finalizers; each error names its field.
+func TestMetadataIsValidatedAsOnCreate(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(meta string) Document {
+		t.Helper()
+		docs, err := v.ReadAll(context.Background(), strings.NewReader(`apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: `+meta+`
+spec:
+  targets: [{name: go, preset: go-nethttp}]
+  scenarios: [{name: ping, workload: ping}]
+  load: {rates: [100]}
+`))
+		if err != nil || len(docs) != 1 {
+			t.Fatalf("%s: %v, %d documents", meta, err, len(docs))
+		}
+		return docs[0]
+	}
+	good := `{name: ok, namespace: team-a, labels: {app.kubernetes.io/name: bench, team: a}, annotations: {example.com/note: "any text at all"}}`
+	if d := doc(good); len(d.Errors) > 0 {
+		t.Errorf("%s: %v", good, d.Errors)
+	}
+	for meta, field := range map[string]string{
+		`{name: ok, namespace: ../../etc}`:                                                    "metadata.namespace",
+		`{name: ok, namespace: UPPER}`:                                                        "metadata.namespace",
+		`{name: ok, labels: {"a key": v}}`:                                                    "metadata.labels",
+		`{name: ok, labels: {k: "a value with spaces"}}`:                                      "metadata.labels",
+		`{name: ok, annotations: {"bad key!": v}}`:                                            "metadata.annotations",
+		`{name: ok, finalizers: [example.com/hold]}`:                                          "metadata.finalizers",
+		`{name: ok, ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: x, uid: "1"}]}`: "metadata.ownerReferences",
+	} {
+		d := doc(meta)
+		found := false
+		for _, e := range d.Errors {
+			found = found || strings.HasPrefix(e.Field, field)
+		}
+		if !found {
+			t.Errorf("%s: errors %v, want one on %s", meta, d.Errors, field)
+		}
+	}
+}
+
+// CPU and memory outside what any node has are refused, each naming its field (plan's
+// CheckResources, which the operator's accept phase runs too); ordinary quantities pass.
+func TestResourceQuantitiesAreBounded(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := func(target, runner string) Document {
+		t.Helper()
+		docs, err := v.ReadAll(context.Background(), strings.NewReader(`apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: q}
+spec:
+  targets: [{name: go, preset: go-nethttp, resources: `+target+`}]
+  loadGenerator: {resources: `+runner+`}
+  scenarios: [{name: ping, workload: ping}]
+  load: {rates: [100]}
+`))
+		if err != nil || len(docs) != 1 {
+			t.Fatalf("%s: %v, %d documents", target, err, len(docs))
+		}
+		return docs[0]
+	}
+	if d := doc(`{cpu: 1500m, memory: 512Mi}`, `{cpu: 2, memory: 1Gi}`); len(d.Errors) > 0 {
+		t.Errorf("ordinary quantities: %v", d.Errors)
+	}
+	for _, c := range []struct{ target, runner, field, says string }{
+		{`{cpu: "-1"}`, `{}`, "spec.targets[0].resources.cpu", "cpu must be above 0"},
+		{`{cpu: "0"}`, `{}`, "spec.targets[0].resources.cpu", "cpu must be above 0"},
+		{`{cpu: 1Ei}`, `{}`, "spec.targets[0].resources.cpu", "at most 1024"},
+		{`{memory: -5Gi}`, `{}`, "spec.targets[0].resources.memory", "memory must be above 0"},
+		{`{memory: 1Ei}`, `{}`, "spec.targets[0].resources.memory", "at most 64Ti"},
+		{`{}`, `{cpu: "0"}`, "spec.loadGenerator.resources.cpu", "cpu must be above 0"},
+	} {
+		d := doc(c.target, c.runner)
+		found := false
+		for _, e := range d.Errors {
+			found = found || (e.Field == c.field && strings.Contains(e.Error(), c.says))
+		}
+		if !found {
+			t.Errorf("%s / %s: errors %v, want %q on %s", c.target, c.runner, d.Errors, c.says, c.field)
+		}
+	}
+}

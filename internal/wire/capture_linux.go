@@ -92,24 +92,33 @@ func (c *Capture) setup(ifindex int) error {
 	return unix.Bind(c.fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex})
 }
 
-// filter passes IPv4 TCP segments to or from port that the loopback device received
-// (not the PACKET_OUTGOING copy), truncated to snapLen.
+// filter passes IPv4 TCP segments to or from 127.0.0.1:port (the target's address: the
+// local mode binds targets there) that the loopback device received (not the
+// PACKET_OUTGOING copy), truncated to snapLen. The address matters as much as the port:
+// another process may use the same port on another loopback address (127.0.0.2).
 func filter(port uint16) []bpf.Instruction {
 	const drop, accept = 0, snapLen
+	const loopback = 0x7f000001 // 127.0.0.1
 	return []bpf.Instruction{
-		bpf.LoadExtension{Num: bpf.ExtType},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.PACKET_OUTGOING, SkipTrue: 10},
-		bpf.LoadAbsolute{Off: 12, Size: 2},
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 0x0800, SkipTrue: 8},
-		bpf.LoadAbsolute{Off: 23, Size: 1},
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 6},
-		bpf.LoadMemShift{Off: 14},
-		bpf.LoadIndirect{Off: 14, Size: 2},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(port), SkipTrue: 2},
-		bpf.LoadIndirect{Off: 16, Size: 2},
-		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(port), SkipTrue: 1},
-		bpf.RetConstant{Val: accept},
-		bpf.RetConstant{Val: drop},
+		/* 0 */ bpf.LoadExtension{Num: bpf.ExtType},
+		/* 1 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: unix.PACKET_OUTGOING, SkipTrue: 14},
+		/* 2 */ bpf.LoadAbsolute{Off: 12, Size: 2},
+		/* 3 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 0x0800, SkipTrue: 12},
+		/* 4 */ bpf.LoadAbsolute{Off: 23, Size: 1},
+		/* 5 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: 6, SkipTrue: 10},
+		/* 6 */ bpf.LoadMemShift{Off: 14},
+		// From the server: source 127.0.0.1:port.
+		/* 7 */ bpf.LoadIndirect{Off: 14, Size: 2},
+		/* 8 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(port), SkipTrue: 2},
+		/* 9 */ bpf.LoadAbsolute{Off: 26, Size: 4},
+		/* 10 */ bpf.JumpIf{Cond: bpf.JumpEqual, Val: loopback, SkipTrue: 4},
+		// To the server: destination 127.0.0.1:port.
+		/* 11 */ bpf.LoadIndirect{Off: 16, Size: 2},
+		/* 12 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: uint32(port), SkipTrue: 3},
+		/* 13 */ bpf.LoadAbsolute{Off: 30, Size: 4},
+		/* 14 */ bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: loopback, SkipTrue: 1},
+		/* 15 */ bpf.RetConstant{Val: accept},
+		/* 16 */ bpf.RetConstant{Val: drop},
 	}
 }
 

@@ -80,3 +80,56 @@ func TestStartRefusesABadPort(t *testing.T) {
 		t.Fatal("port 0 must be refused")
 	}
 }
+
+// The kernel filter matches the target's address as well as its port: requests to the
+// same port on another loopback address (another process's listener) are not counted.
+func TestCaptureIgnoresThePortOnAnotherAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	other, err := net.Listen("tcp", "127.0.0.2:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	for _, l := range []net.Listener{ln, other} {
+		srv := &http.Server{Handler: ok}
+		go func() { _ = srv.Serve(l) }()
+		defer srv.Close()
+	}
+	c, err := Start(port, nil)
+	if os.Geteuid() != 0 {
+		if !errors.Is(err, ErrNoPrivilege) {
+			t.Fatalf("unprivileged: want ErrNoPrivilege, got %v", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{}}
+	send := func(host string, n int) {
+		for range n {
+			req, _ := http.NewRequest(http.MethodGet, "http://"+host+":"+strconv.Itoa(port)+"/", nil)
+			req.Header.Set("Gauntlet-Phase", "measure")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	send("127.0.0.2", 9)
+	send("127.0.0.1", 4)
+	time.Sleep(50 * time.Millisecond)
+	r, err := c.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 4 || r.Unanswered != 0 {
+		t.Errorf("requests %d unanswered %d, want the 4 sent to 127.0.0.1 and none of the 9 to 127.0.0.2 (%+v)", r.Requests, r.Unanswered, r)
+	}
+}

@@ -1,6 +1,9 @@
 package wire
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"net/netip"
+)
 
 // UncertaintyMicros is how far a wire percentile may sit from the target's own time: a
 // response is stamped where the loopback device receives it, about 1 µs after its transmit
@@ -21,5 +24,6 @@ func decode(frame []byte, port uint16, at int64) (Segment, bool) {
 	if len(frame) < eth+20 || binary.BigEndian.Uint16(frame[12:14]) != 0x0800 {
 		return Segment{}, false
 	}
-	return decodeIPv4(frame[eth:], Endpoint{Port: port}, at)
+	// The target listens on 127.0.0.1 (HOST): its address as well as its port, as in filter.
+	return decodeIPv4(frame[eth:], Endpoint{Addr: netip.AddrFrom4([4]byte{127, 0, 0, 1}), Port: port}, at)
 }

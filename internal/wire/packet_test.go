@@ -6,16 +6,22 @@ import (
 	"testing"
 )
 
-// frame builds a loopback frame: a zero Ethernet header, IPv4 (no options), TCP (no options).
+// frame builds a loopback frame between two ports of 127.0.0.1: a zero Ethernet header,
+// IPv4 (no options), TCP (no options).
 func frame(src, dst uint16, flags byte, payload string, snap int) []byte {
+	return frameAt([4]byte{127, 0, 0, 1}, [4]byte{127, 0, 0, 1}, src, dst, flags, payload, snap)
+}
+
+// frameAt is frame between two addresses.
+func frameAt(srcAddr, dstAddr [4]byte, src, dst uint16, flags byte, payload string, snap int) []byte {
 	b := make([]byte, 14+20+20+len(payload))
 	binary.BigEndian.PutUint16(b[12:], 0x0800)
 	ip := b[14:]
 	ip[0] = 0x45
 	binary.BigEndian.PutUint16(ip[2:], uint16(20+20+len(payload)))
 	ip[9] = 6
-	copy(ip[12:], []byte{127, 0, 0, 1})
-	copy(ip[16:], []byte{127, 0, 0, 2})
+	copy(ip[12:], srcAddr[:])
+	copy(ip[16:], dstAddr[:])
 	tcp := ip[20:]
 	binary.BigEndian.PutUint16(tcp[0:], src)
 	binary.BigEndian.PutUint16(tcp[2:], dst)
@@ -32,7 +38,7 @@ func TestDecode(t *testing.T) {
 	measured := "GET /ping HTTP/1.1\r\nHost: x\r\nGauntlet-Phase: measure\r\n\r\n"
 	warmup := "GET /ping HTTP/1.1\r\nHost: x\r\nGauntlet-Phase: warmup\r\n\r\n"
 	client := Conn{Addr: netip.MustParseAddr("127.0.0.1"), Port: 40000}
-	server := Conn{Addr: netip.MustParseAddr("127.0.0.2"), Port: 40000}
+	server := client // a response's connection is named by its client end
 	for _, tc := range []struct {
 		name  string
 		frame []byte
@@ -46,6 +52,10 @@ func TestDecode(t *testing.T) {
 		{"a FIN", frame(8080, 40000, 0x11, "", 0), true, Segment{At: 7, Conn: server, Close: true}},
 		{"an RST", frame(40000, 8080, 0x04, "", 0), true, Segment{At: 7, Conn: client, ToServer: true, Close: true}},
 		{"another port", frame(40000, 9090, 0x18, measured, 0), false, Segment{}},
+		// The target listens on 127.0.0.1; the same port on another loopback address is
+		// another process's.
+		{"the port on another address", frameAt([4]byte{127, 0, 0, 1}, [4]byte{127, 0, 0, 2}, 40000, 8080, 0x18, measured, 0), false, Segment{}},
+		{"a response from another address", frameAt([4]byte{127, 0, 0, 2}, [4]byte{127, 0, 0, 1}, 8080, 40000, 0x18, "HTTP/1.1 200 OK\r\n\r\nok", 0), false, Segment{}},
 		{"too short", frame(40000, 8080, 0x18, "", 30), false, Segment{}},
 	} {
 		got, ok := decode(tc.frame, 8080, 7)

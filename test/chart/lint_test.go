@@ -182,6 +182,25 @@ func TestTemplateContents(t *testing.T) {
 	if n := count(decode(t, monitored), "ServiceMonitor"); n != 1 {
 		t.Errorf("%d ServiceMonitors with monitoring.coreos.com/v1, want 1", n)
 	}
+	// With a certificate of the user's CA the ServiceMonitor verifies whom it sends its
+	// token to: the CA and the Service's DNS name, never insecureSkipVerify.
+	verified, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench", "--api-versions", "monitoring.coreos.com/v1",
+		"--set", "metrics.certSecret=gauntlet-metrics-tls")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(verified, "insecureSkipVerify") {
+		t.Error("metrics.certSecret set, yet the ServiceMonitor skips verifying the manager's certificate")
+	}
+	for _, want := range []string{"serverName: gauntlet-metrics.bench.svc", "name: gauntlet-metrics-tls\n          key: ca.crt",
+		"secretName: gauntlet-metrics-tls", "mountPath: /etc/gauntlet/metrics-certs"} {
+		if !strings.Contains(verified, want) {
+			t.Errorf("rendered chart with metrics.certSecret lacks %q", want)
+		}
+	}
+	if !contains(managerArgs(t, decode(t, verified)), "--metrics-cert-path=/etc/gauntlet/metrics-certs") {
+		t.Error("metrics.certSecret set, yet the manager is not told to serve it")
+	}
 	if plainHTTP, err := helm(t, "template", "gauntlet", chartDir, "--api-versions", "monitoring.coreos.com/v1", "--set", "metrics.secure=false",
 		"--set", "generatorFloor.enabled=false"); err != nil {
 		t.Fatal(err)

@@ -30,10 +30,14 @@ const (
 	Slow Mode = "slow"
 	// CloseMidResponse promises 1000 bytes of body, sends 10 and closes the connection.
 	CloseMidResponse Mode = "close-mid-response"
+	// RedirectLoad answers like a healthy target ({"status":"ok"}) to every request except
+	// those carrying the runners' Gauntlet-Phase header, which it redirects (302) to the
+	// Sink: it passes verification, then tries to turn the load onto another host.
+	RedirectLoad Mode = "redirect-load"
 )
 
 // Modes lists every mode.
-var Modes = []Mode{EndlessBody, HugeHeaders, Redirect, Slow, CloseMidResponse}
+var Modes = []Mode{EndlessBody, HugeHeaders, Redirect, Slow, CloseMidResponse, RedirectLoad}
 
 // SlowByteInterval is the pause between two bytes in Slow mode.
 const SlowByteInterval = 50 * time.Millisecond
@@ -185,6 +189,12 @@ func (s *Server) answer(w *counter, req *http.Request) bool {
 	case Redirect:
 		return w.write("HTTP/1.1 302 Found\r\n" + okHeaders + date + "Location: " + s.SinkURL + "/latest/meta-data" + req.URL.Path +
 			"\r\nContent-Length: 2\r\n\r\n{}")
+	case RedirectLoad:
+		if req.Header.Get("Gauntlet-Phase") != "" {
+			return w.write("HTTP/1.1 302 Found\r\n" + okHeaders + date + "Location: " + s.SinkURL + req.URL.Path +
+				"\r\nContent-Length: 2\r\n\r\n{}")
+		}
+		return w.write("HTTP/1.1 200 OK\r\n" + okHeaders + date + "Content-Length: 15\r\n\r\n{\"status\":\"ok\"}")
 	case Slow:
 		resp := "HTTP/1.1 200 OK\r\n" + okHeaders + date + "Content-Length: 15\r\n\r\n{\"status\":\"ok\"}"
 		for i := 0; i < len(resp); i++ {

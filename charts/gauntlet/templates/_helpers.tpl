@@ -59,6 +59,9 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- define "gauntlet.managerArgs" -}}
 - --metrics-bind-address=:{{ .Values.metrics.port }}
 - --metrics-secure={{ .Values.metrics.secure }}
+{{- if and .Values.metrics.secure .Values.metrics.certSecret }}
+- --metrics-cert-path=/etc/gauntlet/metrics-certs
+{{- end }}
 - --health-probe-bind-address=:{{ .Values.probes.port }}
 - --leader-elect={{ .Values.leaderElection.enabled }}
 - --leader-election-namespace={{ .Release.Namespace }}
