@@ -12,8 +12,9 @@ type Options struct {
 	// MaxPValue is the significance level a candidate's permutation p-value must not
 	// exceed (default 0.01).
 	MaxPValue float64
-	// Permutations is the number of shuffles per candidate (default 199: the smallest
-	// p-value is then 1/200).
+	// Permutations is the number of shuffles per candidate (default 999). The p-value is
+	// an estimate: a true p of 0.004 (4 runs against 8, perfectly split) read from 199
+	// shuffles exceeds 0.01 one time in five; from 999, about one in a hundred.
 	Permutations int
 	// MinMagnitude is the smallest relative change kept, as Otava's min_magnitude: the
 	// larger of |after/before - 1| and |before/after - 1| (0: keep every significant one).
@@ -25,7 +26,7 @@ type Options struct {
 // Defaults.
 const (
 	DefaultMaxPValue    = 0.01
-	DefaultPermutations = 199
+	DefaultPermutations = 999
 	// MaxPoints bounds the series: the cost is O(Permutations · N²) per change point.
 	MaxPoints = 1000
 )

@@ -146,7 +146,8 @@ func TestFalseAlarmsOnNoise(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	alarms := 0
 	for i := range 500 {
-		if len(detect(t, noisy(r, 30, 0), Options{Seed: uint64(i)})) > 0 {
+		// 199 shuffles keep the test quick; the level holds for any number.
+		if len(detect(t, noisy(r, 30, 0), Options{Seed: uint64(i), Permutations: 199})) > 0 {
 			alarms++
 		}
 	}
