@@ -90,7 +90,7 @@ func gauntlet(t *testing.T, args ...string) (int, string) {
 // regression, 3 with one, 1 on bad input.
 func TestHistoryExitCodes(t *testing.T) {
 	unchanged := historyFolder(t, levels(14, 14, 500, 500)...)
-	regressed := historyFolder(t, levels(14, 10, 500, 600)...)   // +20% from run 10: within the newest 5
+	regressed := historyFolder(t, levels(14, 10, 500, 600)...)    // +20% from run 10: within the newest 5
 	oldRegression := historyFolder(t, levels(20, 6, 500, 600)...) // +20% from run 6: long accepted
 	improved := historyFolder(t, levels(14, 10, 600, 500)...)
 	broken := t.TempDir()
