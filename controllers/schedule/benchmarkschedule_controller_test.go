@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -98,6 +101,20 @@ func (h *harness) drainEvents() []string {
 	}
 }
 
+// kstatus is what Flux reads from the schedule.
+func kstatus(t *testing.T, s *benchv1.BenchmarkSchedule) status.Status {
+	t.Helper()
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := status.Compute(&unstructured.Unstructured{Object: obj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Status
+}
+
 func names(runs []benchv1.BenchmarkRun) []string {
 	out := []string{}
 	for _, r := range runs {
@@ -130,6 +147,9 @@ func TestScheduleRunsBaselinesAndPrunes(t *testing.T) {
 	got := h.reconcile()
 	if len(h.runs()) != 0 || !got.Status.NextScheduleTime.Time.Equal(hour) || !meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionReady) {
 		t.Fatalf("%+v", got.Status)
+	}
+	if ks := kstatus(t, got); ks != status.CurrentStatus {
+		t.Fatalf("kstatus %s", ks)
 	}
 
 	// The first time: one run, the template's, with no baseline yet; a second pass at the
@@ -200,6 +220,9 @@ func TestScheduleRunsBaselinesAndPrunes(t *testing.T) {
 	if err := env.Client.Update(ctx, got); err != nil {
 		t.Fatal(err)
 	}
+	if ks := kstatus(t, got); ks != status.InProgressStatus {
+		t.Fatalf("kstatus %s before the operator saw the new generation", ks)
+	}
 	h.clock.SetTime(hour.Add(5*time.Hour + time.Minute))
 	got = h.reconcile()
 	if len(h.runs()) != 3 || meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionReady).Reason != ReasonSuspended {
@@ -215,5 +238,8 @@ func TestScheduleRunsBaselinesAndPrunes(t *testing.T) {
 	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionStalled)
 	if c == nil || c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "spec.schedule") || len(h.runs()) != 3 {
 		t.Fatalf("%+v", got.Status.Conditions)
+	}
+	if ks := kstatus(t, got); ks != status.FailedStatus {
+		t.Fatalf("kstatus %s for an unreadable schedule", ks)
 	}
 }
