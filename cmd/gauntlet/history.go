@@ -16,18 +16,19 @@ func init() { subcommands = append(subcommands, newHistoryCmd) }
 
 func newHistoryCmd() *cobra.Command {
 	var (
-		output, figures string
-		o               history.Options
+		output, figures, name string
+		o                     history.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "history [flags] FOLDER",
 		Short: "Find the change points over a folder of runs and fail on a new regression (for CI)",
 		Long: "history reads every BenchmarkRun under FOLDER (the status.yaml of each `run --local`\n" +
-			"results folder, or runs exported with `kubectl get benchmarkruns -o yaml`), orders them by\n" +
-			"status.startedAt, and for each row (target, scenario, load point) and figure of record (p50,\n" +
-			"p99, cpuPerRequest, capacity) finds the runs where the level shifted: E-Divisive means\n" +
-			"(Matteson & James) with a permutation test, then Otava's minimum magnitude. Each change\n" +
-			"point is printed with the levels either side, the change, its p-value and direction.\n" +
+			"results folder, or runs exported with `kubectl get benchmarkruns -o yaml`; --name keeps one\n" +
+			"benchmark's), orders them by status.startedAt, and for each row (target, scenario, load\n" +
+			"point) and figure of record (p50, p99, cpuPerRequest, capacity) finds the runs where the\n" +
+			"level shifted: E-Divisive means (Matteson & James) with a permutation test, then Otava's\n" +
+			"minimum magnitude. Each change point is printed with the levels either side, the change,\n" +
+			"its p-value and direction.\n" +
 			"Exit status: 0 no regression starts within the newest --last runs; 3 one does (Slower:\n" +
 			"latency or CPU up, capacity down); 1 bad input (an unreadable folder or run file, no runs,\n" +
 			"a bad flag). See docs/history.md.",
@@ -46,8 +47,12 @@ func newHistoryCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if name != "" {
+				runs = history.Named(runs, name)
+			}
 			if len(runs) == 0 {
-				return fmt.Errorf("%s: no BenchmarkRun found (status.yaml files or exported runs)", args[0])
+				return fmt.Errorf("%s: no BenchmarkRun found (status.yaml files or exported runs%s)", args[0],
+					map[bool]string{true: " named " + name, false: ""}[name != ""])
 			}
 			rep, err := history.Analyze(runs, o)
 			if err != nil {
@@ -85,6 +90,7 @@ func newHistoryCmd() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", "text", "text, json or yaml")
+	f.StringVar(&name, "name", "", "only the runs of this name, or of the BenchmarkSchedule of this name (default: every run in FOLDER)")
 	f.IntVar(&o.Last, "last", history.DefaultLast, "a regression counts as new when it starts within the newest this many runs")
 	f.StringVar(&figures, "figures", "", "comma-separated figures to analyse: p50, p99, cpuPerRequest, capacity (default all)")
 	f.Float64Var(&o.Detect.MaxPValue, "max-pvalue", changepoint.DefaultMaxPValue, "significance level of the permutation test")

@@ -111,6 +111,8 @@ func TestHistoryExitCodes(t *testing.T) {
 		{"improvement", []string{"history", improved}, 0, "Faster"},
 		{"no such folder", []string{"history", filepath.Join(unchanged, "nope")}, 1, "no such file"},
 		{"no runs", []string{"history", t.TempDir()}, 1, "no BenchmarkRun found"},
+		{"no runs of that name", []string{"history", "--name", "weekly", regressed}, 1, "no BenchmarkRun found (status.yaml files or exported runs named weekly)"},
+		{"runs of that name", []string{"history", "--name", "nightly-03", regressed}, 0, "1 run, 2026-01-01T03:00:00Z (nightly-03)"},
 		{"broken status.yaml", []string{"history", broken}, 1, "status.yaml"},
 		{"bad output", []string{"history", "-o", "xml", unchanged}, 1, `-o "xml"`},
 		{"bad figure", []string{"history", "--figures", "p42", unchanged}, 1, `"p42"`},

@@ -16,8 +16,12 @@ func WriteText(w io.Writer, rep *Report) error {
 		return err
 	}
 	first, last := rep.Runs[0], rep.Runs[len(rep.Runs)-1]
-	fmt.Fprintf(w, "%d runs from %s (%s) to %s (%s)\n\n", len(rep.Runs),
-		first.Time.UTC().Format(time.RFC3339), first.Name, last.Time.UTC().Format(time.RFC3339), last.Name)
+	if len(rep.Runs) == 1 {
+		fmt.Fprintf(w, "1 run, %s (%s): a change needs runs either side\n\n", first.Time.UTC().Format(time.RFC3339), first.Name)
+	} else {
+		fmt.Fprintf(w, "%d runs from %s (%s) to %s (%s)\n\n", len(rep.Runs),
+			first.Time.UTC().Format(time.RFC3339), first.Name, last.Time.UTC().Format(time.RFC3339), last.Name)
+	}
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ROW\tFIGURE\tRUNS\tCHANGE AT RUN\tBEFORE\tAFTER\tCHANGE\tP\tDIRECTION")
 	for _, s := range rep.Series {
