@@ -53,6 +53,13 @@ type BenchmarkRunTemplate struct {
 	Spec        BenchmarkRunSpec  `json:"spec"`
 }
 
+// LabelSchedule names, on each run a BenchmarkSchedule creates, the schedule; the
+// annotation AnnotationScheduledAt holds its scheduled time (RFC 3339).
+const (
+	LabelSchedule         = "gauntlet.dev/schedule"
+	AnnotationScheduledAt = "gauntlet.dev/scheduled-at"
+)
+
 // Concurrency policies.
 const (
 	ConcurrencyForbid = "Forbid"

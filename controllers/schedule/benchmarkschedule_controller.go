@@ -22,12 +22,6 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
-// Labels and annotations of a scheduled run.
-const (
-	LabelSchedule         = "gauntlet.dev/schedule"
-	AnnotationScheduledAt = "gauntlet.dev/scheduled-at"
-)
-
 // Reasons of a schedule's events and conditions.
 const (
 	ReasonRunCreated      = "RunCreated"
@@ -73,7 +67,7 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	}
 
 	runs := &benchv1.BenchmarkRunList{}
-	if err := r.List(ctx, runs, client.InNamespace(s.Namespace), client.MatchingLabels{LabelSchedule: s.Name}); err != nil {
+	if err := r.List(ctx, runs, client.InNamespace(s.Namespace), client.MatchingLabels{benchv1.LabelSchedule: s.Name}); err != nil {
 		return ctrl.Result{}, err
 	}
 	items := sortScheduled(runs.Items)
@@ -163,8 +157,8 @@ func newScheduledRun(s *benchv1.BenchmarkSchedule, at time.Time, baseline string
 	for k, v := range t.Annotations {
 		run.Annotations[k] = v
 	}
-	run.Labels[LabelSchedule] = s.Name
-	run.Annotations[AnnotationScheduledAt] = at.UTC().Format(time.RFC3339)
+	run.Labels[benchv1.LabelSchedule] = s.Name
+	run.Annotations[benchv1.AnnotationScheduledAt] = at.UTC().Format(time.RFC3339)
 	t.Spec.DeepCopyInto(&run.Spec)
 	switch {
 	case baseline == "":
@@ -178,7 +172,7 @@ func newScheduledRun(s *benchv1.BenchmarkSchedule, at time.Time, baseline string
 }
 
 func scheduledAt(run *benchv1.BenchmarkRun) time.Time {
-	if t, err := time.Parse(time.RFC3339, run.Annotations[AnnotationScheduledAt]); err == nil {
+	if t, err := time.Parse(time.RFC3339, run.Annotations[benchv1.AnnotationScheduledAt]); err == nil {
 		return t
 	}
 	return run.CreationTimestamp.Time

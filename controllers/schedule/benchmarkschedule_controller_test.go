@@ -63,7 +63,7 @@ func (h *harness) reconcile() *benchv1.BenchmarkSchedule {
 func (h *harness) runs() []benchv1.BenchmarkRun {
 	h.t.Helper()
 	list := &benchv1.BenchmarkRunList{}
-	if err := env.Client.List(context.Background(), list, client.InNamespace(h.key.Namespace), client.MatchingLabels{LabelSchedule: h.key.Name}); err != nil {
+	if err := env.Client.List(context.Background(), list, client.InNamespace(h.key.Namespace), client.MatchingLabels{benchv1.LabelSchedule: h.key.Name}); err != nil {
 		h.t.Fatal(err)
 	}
 	items := list.Items

@@ -212,7 +212,7 @@ func TestLoadFormats(t *testing.T) {
 
 	// --name: the runs of one benchmark, by name or by the schedule that made them.
 	other := finishedRun("other", 9, 500, 100, 0)
-	other.Labels = map[string]string{"gauntlet.dev/schedule": "nightly"}
+	other.Labels = map[string]string{benchv1.LabelSchedule: "nightly"}
 	writeResults(t, dir, other)
 	if all, err := Load(dir); err != nil || len(all) != 9 || len(Named(all, "c3")) != 1 || len(Named(all, "nightly")) != 1 || len(Named(all, "none")) != 0 {
 		t.Fatalf("%d runs, %v", len(all), err)

@@ -166,15 +166,12 @@ func dedupe(runs []Run) []Run {
 	return out
 }
 
-// scheduleLabel is the label a BenchmarkSchedule puts on its runs (controllers/schedule).
-const scheduleLabel = "gauntlet.dev/schedule"
-
 // Named keeps the runs of one benchmark: those named name (the local mode names a run after
 // its document) or created by the BenchmarkSchedule of that name.
 func Named(runs []Run, name string) []Run {
 	var out []Run
 	for _, r := range runs {
-		if r.Name == name || r.Run.Labels[scheduleLabel] == name {
+		if r.Name == name || r.Run.Labels[benchv1.LabelSchedule] == name {
 			out = append(out, r)
 		}
 	}
