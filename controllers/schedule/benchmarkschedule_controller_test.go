@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/status"
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,6 +31,7 @@ var env *testenv.Env
 // TestMain starts a real API server with the project's CRDs; the reconciler is called
 // directly, with a fake clock, so each scheduled time is a step of the test.
 func TestMain(m *testing.M) {
+	ctrl.SetLogger(logr.Discard())
 	var err error
 	if env, err = testenv.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
