@@ -23,6 +23,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/controllers"
+	"github.com/gauntlet-bench/gauntlet/controllers/schedule"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
@@ -180,6 +181,10 @@ func main() {
 		Wire:                    wireAgents,
 	}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkRun controller")
+		os.Exit(1)
+	}
+	if err := (&schedule.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gauntlet")}).SetupWithManager(mgr); err != nil {
+		log.Error(err, "unable to set up the BenchmarkSchedule controller")
 		os.Exit(1)
 	}
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))

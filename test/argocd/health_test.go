@@ -30,6 +30,12 @@ const (
 
 func overrides(t *testing.T, script string) lua.ResourceHealthOverrides {
 	t.Helper()
+	return overridesFor(t, healthKey, "gauntlet.dev/BenchmarkRun", script)
+}
+
+// overridesFor is Argo CD's reading of an argocd-cm holding script under key, for kind.
+func overridesFor(t *testing.T, healthKey, kind, script string) lua.ResourceHealthOverrides {
+	t.Helper()
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "argocd-cm", Namespace: namespace,
 			Labels: map[string]string{"app.kubernetes.io/part-of": "argocd"}},
@@ -45,8 +51,8 @@ func overrides(t *testing.T, script string) lua.ResourceHealthOverrides {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o["gauntlet.dev/BenchmarkRun"].HealthLua == "" {
-		t.Fatalf("Argo CD read no health script for gauntlet.dev/BenchmarkRun from %s: %v", healthKey, o)
+	if o[kind].HealthLua == "" {
+		t.Fatalf("Argo CD read no health script for %s from %s: %v", kind, healthKey, o)
 	}
 	return o
 }
@@ -87,6 +93,47 @@ func TestBenchmarkRunHealth(t *testing.T) {
 		t.Logf("%s: %s (%s)", filepath.Base(f), got.Status, got.Message)
 	}
 	for _, s := range []string{"Progressing", "Healthy", "Degraded"} {
+		if seen[s] == 0 {
+			t.Errorf("no case reads %s", s)
+		}
+	}
+}
+
+// The BenchmarkSchedule's health script on the schedules the operator's tests write
+// (controllers/schedule, TestArgoCDScheduleFixturesAreCurrent).
+func TestBenchmarkScheduleHealth(t *testing.T) {
+	script, err := os.ReadFile(filepath.Join("..", "..", "charts", "gauntlet", "argocd-health-schedule.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	health := overridesFor(t, "resource.customizations.health.gauntlet.dev_BenchmarkSchedule", "gauntlet.dev/BenchmarkSchedule", string(script))
+	files, _ := filepath.Glob(filepath.Join("testdata", "schedules", "*.yaml"))
+	if len(files) == 0 {
+		t.Fatal("no BenchmarkSchedules in testdata/schedules/")
+	}
+	seen := map[string]int{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal(data, &obj.Object); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		want := obj.GetAnnotations()[expectKey]
+		got, err := health.GetResourceHealth(obj)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if got == nil || string(got.Status) != want || got.Message == "" {
+			t.Errorf("%s: Argo CD health %+v, want %s with a message", f, got, want)
+			continue
+		}
+		seen[want]++
+		t.Logf("%s: %s (%s)", filepath.Base(f), got.Status, got.Message)
+	}
+	for _, s := range []string{"Progressing", "Healthy", "Degraded", "Suspended"} {
 		if seen[s] == 0 {
 			t.Errorf("no case reads %s", s)
 		}

@@ -1,0 +1,142 @@
+package history
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
+)
+
+// Options of an analysis.
+type Options struct {
+	Detect changepoint.Options
+	// Last is how many of the newest runs a regression may start in to count as new.
+	Last int
+	// Figures to analyse (nil: all).
+	Figures []string
+}
+
+// DefaultLast: a level shift is found once about three runs stand at the new level (see
+// docs/history.md), so the newest five leave it time to be seen.
+const DefaultLast = 5
+
+// Report is the analysis of a history.
+type Report struct {
+	Runs []Run `json:"runs"`
+	// Series holds every row × figure with at least one point, in row then figure order.
+	Series []Series `json:"series"`
+	// Regressions counts the change points in the direction of a regression that start
+	// within the newest Last runs; Regressed is Regressions > 0.
+	Regressions int  `json:"regressions"`
+	Regressed   bool `json:"regressed"`
+	Last        int  `json:"last"`
+}
+
+// Series is one row's figure over the runs that measured it.
+type Series struct {
+	Key
+	Figure string `json:"figure"`
+	Unit   string `json:"unit"`
+	// Points is how many runs measured it.
+	Points       int      `json:"points"`
+	ChangePoints []Change `json:"changePoints,omitempty"`
+}
+
+// Direction of a change: Slower is a regression (latency or CPU up, capacity down).
+const (
+	Slower = "Slower"
+	Faster = "Faster"
+)
+
+// Change is a change point: the run that starts the new level.
+type Change struct {
+	// Run indexes Report.Runs; RunName and Source repeat its name and file.
+	Run     int    `json:"run"`
+	RunName string `json:"runName"`
+	Source  string `json:"source"`
+	// Before and After are the mean levels either side (up to the neighbouring change
+	// points), in the series' unit.
+	Before float64 `json:"before"`
+	After  float64 `json:"after"`
+	// ChangePercent is After/Before - 1, in percent; Magnitude is Otava's relative
+	// magnitude (the larger of the forward and backward changes).
+	ChangePercent float64 `json:"changePercent"`
+	Magnitude     float64 `json:"magnitude"`
+	PValue        float64 `json:"pvalue"`
+	Direction     string  `json:"direction"`
+	// Recent: it starts within the newest Last runs.
+	Recent bool `json:"recent"`
+}
+
+// Analyze finds the change points of every row's figures over runs (oldest first).
+func Analyze(runs []Run, o Options) (*Report, error) {
+	if o.Last <= 0 {
+		o.Last = DefaultLast
+	}
+	want := o.Figures
+	if want == nil {
+		want = Figures
+	}
+	for _, f := range want {
+		if !slices.Contains(Figures, f) {
+			return nil, fmt.Errorf("figure %q is not one of %s", f, strings.Join(Figures, ", "))
+		}
+	}
+	type point struct {
+		run   int
+		value float64
+	}
+	series := map[Key]map[string][]point{}
+	var keys []Key
+	for i, r := range runs {
+		for k, figs := range figures(r.Run) {
+			if series[k] == nil {
+				series[k] = map[string][]point{}
+				keys = append(keys, k)
+			}
+			for f, v := range figs {
+				series[k][f] = append(series[k][f], point{i, v})
+			}
+		}
+	}
+	slices.SortFunc(keys, func(a, b Key) int {
+		return strings.Compare(fmt.Sprintf("%s\x00%s\x00%09d", a.Target, a.Scenario, a.LoadPoint),
+			fmt.Sprintf("%s\x00%s\x00%09d", b.Target, b.Scenario, b.LoadPoint))
+	})
+	rep := &Report{Runs: runs, Last: o.Last}
+	for _, k := range keys {
+		for _, f := range Figures {
+			pts := series[k][f]
+			if len(pts) == 0 || !slices.Contains(want, f) {
+				continue
+			}
+			values := make([]float64, len(pts))
+			for i, p := range pts {
+				values[i] = p.value
+			}
+			cps, err := changepoint.Detect(values, o.Detect)
+			if err != nil {
+				return nil, fmt.Errorf("%s/%s@%d %s: %w", k.Target, k.Scenario, k.LoadPoint, f, err)
+			}
+			s := Series{Key: k, Figure: f, Unit: unit[f], Points: len(pts)}
+			for _, c := range cps {
+				run := pts[c.Index].run
+				ch := Change{Run: run, RunName: runs[run].Name, Source: runs[run].Source,
+					Before: c.MeanBefore, After: c.MeanAfter, ChangePercent: 100 * c.Change(),
+					Magnitude: c.Magnitude(), PValue: c.PValue, Direction: Faster,
+					Recent: run >= len(runs)-o.Last}
+				if (c.MeanAfter > c.MeanBefore) == higherIsWorse[f] {
+					ch.Direction = Slower
+				}
+				if ch.Direction == Slower && ch.Recent {
+					rep.Regressions++
+				}
+				s.ChangePoints = append(s.ChangePoints, ch)
+			}
+			rep.Series = append(rep.Series, s)
+		}
+	}
+	rep.Regressed = rep.Regressions > 0
+	return rep, nil
+}
