@@ -64,8 +64,14 @@ func startCluster(t *testing.T) {
 	}
 }
 
-// gauntlet runs the CLI in this process as main does; it returns the exit status and output.
+// gauntlet runs the CLI against the test's cluster (runCLI with its kubeconfig).
 func gauntlet(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	return runCLI(t, append(args, "--kubeconfig", kubeconfig)...)
+}
+
+// runCLI runs the CLI in this process as main does; it returns the exit status and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	root := &cobra.Command{Use: "gauntlet", SilenceUsage: true, SilenceErrors: true}
 	for _, add := range subcommands {
@@ -75,7 +81,7 @@ func gauntlet(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errOut)
-	root.SetArgs(append(args, "--kubeconfig", kubeconfig))
+	root.SetArgs(args)
 	code = report(root.ExecuteContext(context.Background()), &errOut)
 	return code, out.String(), errOut.String()
 }

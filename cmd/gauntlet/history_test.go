@@ -2,10 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,30 +58,11 @@ func levels(n int, at int, before, after int64) []int64 {
 	return out
 }
 
-// TestHistoryHelperProcess is the gauntlet binary when the exit-code test runs it.
-func TestHistoryHelperProcess(t *testing.T) {
-	if os.Getenv("GAUNTLET_HISTORY_HELPER") != "1" {
-		t.Skip("only run as the CLI by TestHistoryExitCodes")
-	}
-	os.Args = append([]string{"gauntlet"}, strings.Split(os.Getenv("GAUNTLET_HISTORY_ARGS"), "\n")...)
-	main()
-	os.Exit(0)
-}
-
-// gauntlet runs the CLI's main in a child process and returns its exit status and output.
-func gauntlet(t *testing.T, args ...string) (int, string) {
+// runHistory runs `gauntlet history` as main does; it returns the exit status and all output.
+func runHistory(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHistoryHelperProcess$")
-	cmd.Env = append(os.Environ(), "GAUNTLET_HISTORY_HELPER=1", "GAUNTLET_HISTORY_ARGS="+strings.Join(args, "\n"))
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return exit.ExitCode(), string(out)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, string(out)
+	code, stdout, stderr := runCLI(t, args...)
+	return code, stdout + stderr
 }
 
 // The exit statuses docs/history.md promises, from the real main: 0 without a new
@@ -118,13 +97,13 @@ func TestHistoryExitCodes(t *testing.T) {
 		{"bad figure", []string{"history", "--figures", "p42", unchanged}, 1, `"p42"`},
 		{"bad p-value", []string{"history", "--max-pvalue", "2", unchanged}, 1, "max p-value"},
 	} {
-		code, out := gauntlet(t, c.args...)
+		code, out := runHistory(t, c.args...)
 		if code != c.code || !strings.Contains(out, c.want) {
 			t.Errorf("%s: exit %d (want %d), want %q in:\n%s", c.name, code, c.code, c.want, out)
 		}
 	}
 	// The JSON is the report: the change point at run 10, +20%, Slower and recent.
-	_, out := gauntlet(t, "history", "-o", "json", "--figures", "p50", regressed)
+	_, out := runHistory(t, "history", "-o", "json", "--figures", "p50", regressed)
 	var rep struct {
 		Regressions int
 		Series      []struct {
