@@ -90,10 +90,10 @@ test: ## Every test tier: unit, envtest, targets, local end to end, samples, the
 	: "Argo CD's health code pins other Kubernetes libraries: its test is a module of its own."; \
 	(cd test/argocd && go vet ./... && go test -count=1 ./...)
 
-demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
+demo: ## Run examples/local-quickstart.yaml on this machine (about 6 minutes; targets install on first use).
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
-	bin/gauntlet run --local -f examples/quickstart.yaml
+	bin/gauntlet run --local -f examples/local-quickstart.yaml
 
 reproductions: ## Run every sample as the samples tier does and regenerate docs/reproductions.md from the runs.
 	hack/k6.sh >/dev/null
