@@ -1,5 +1,5 @@
 // Package targets_test runs every target under targets/ on this machine against a real
-// PostgreSQL and PgBouncer and checks it against the contract (test tier 3 of DESIGN.md).
+// PostgreSQL and PgBouncer and checks it against the contract (the targets tier of docs/testing.md).
 //
 //	go test ./test/targets/ -v -timeout 40m
 package targets_test
