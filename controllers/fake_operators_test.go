@@ -69,8 +69,6 @@ type runnerPod struct{ namespace, name string }
 type k6Runner struct {
 	started time.Time
 	exit    chan int32
-	code    int32
-	done    bool
 }
 
 func newWorld(c client.Client, k6Bin string) *world {

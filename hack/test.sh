@@ -13,7 +13,7 @@ build_gogc="${BUILD_GOGC:-400}"
 # The fast loop: pure tests only; those that start processes or an API server skip under
 # -short (testenv.Long). The envtest tier runs all of them in full.
 tier_unit() {
-  go test -short -count=1 ./...
+  go test -short ./...  # cached results are fine in the fast loop
 }
 
 # Every package but the local end-to-end tier (test/local, which judges its rows) and the

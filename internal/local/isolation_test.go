@@ -13,11 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A target started by root runs as TargetUser, with a HOME and TMPDIR of its own (removed
 // when it stops), and listens on 127.0.0.1 only; started by anyone else, as that user.
 func TestTargetRunsUnprivilegedOnLoopback(t *testing.T) {
+	testenv.Long(t)
 	tg, err := StartTarget(context.Background(), TargetOptions{Preset: tinyTarget(t, ""), Ports: testPorts})
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +105,7 @@ func getEnv(t *testing.T, url string) map[string]string {
 
 // A preset that ignores HOST and listens on every interface is stopped and refused.
 func TestTargetListeningBeyondLoopbackIsRefused(t *testing.T) {
+	testenv.Long(t)
 	p := tinyTarget(t, "")
 	_, err := StartTarget(context.Background(), TargetOptions{Preset: p, Ports: testPorts, Env: map[string]string{"MODE": "wildcard"}})
 	if err == nil || !strings.Contains(err.Error(), "listens on 0.0.0.0:") || !strings.Contains(err.Error(), "HOST") {
@@ -118,6 +122,7 @@ func TestTargetListeningBeyondLoopbackIsRefused(t *testing.T) {
 
 // Listeners finds this process's own sockets with their addresses, IPv4 and IPv6.
 func TestListeners(t *testing.T) {
+	testenv.Long(t)
 	want := map[string]bool{}
 	for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:0", "[::1]:0", "[::]:0"} {
 		network := "tcp4"
@@ -150,6 +155,7 @@ func TestListeners(t *testing.T) {
 }
 
 func TestListenRows(t *testing.T) {
+	testenv.Long(t)
 	tcp := `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 1111 1 0000000000000000 100 0 0 10 0
    1: 00000000:0050 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2222 1 0000000000000000 100 0 0 10 0
@@ -173,6 +179,7 @@ func TestListenRows(t *testing.T) {
 
 // searchableBy names the folder a user cannot enter, whoever runs the test.
 func TestSearchableBy(t *testing.T) {
+	testenv.Long(t)
 	dir := t.TempDir()
 	inner := filepath.Join(dir, "a", "b")
 	if err := os.MkdirAll(inner, 0o755); err != nil {
@@ -218,6 +225,7 @@ func TestSearchableBy(t *testing.T) {
 // The null responder is the CLI itself, which may sit in a folder only root can enter (the
 // tests build it into a private temporary one): it is copied where the target user can run it.
 func TestRunnableCopy(t *testing.T) {
+	testenv.Long(t)
 	stranger := &Account{Name: "stranger", UID: 54321, GID: 54321}
 	private := t.TempDir()
 	prog := filepath.Join(private, "gauntlet")

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // restClient talks to the gauntlet.dev/v1alpha1 API directly, for what the typed client
@@ -48,6 +49,7 @@ func createBase(t *testing.T, ns string) *benchv1.BenchmarkRun {
 // whether the run regressed against its baseline, and age: the server builds that table
 // from the CRD's printer columns.
 func TestPrinterColumns(t *testing.T) {
+	testenv.Long(t)
 	ns := newNamespace(t)
 	run := createBase(t, ns)
 	run.Status = benchv1.BenchmarkRunStatus{
@@ -91,6 +93,7 @@ func TestPrinterColumns(t *testing.T) {
 
 // Short names br and bench resolve through discovery, as kubectl uses them.
 func TestShortNames(t *testing.T) {
+	testenv.Long(t)
 	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -112,6 +115,7 @@ func TestShortNames(t *testing.T) {
 
 // Before a run starts its spec may change; once status.startedAt is set it may not.
 func TestSpecImmutableOnceStarted(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := createBase(t, newNamespace(t))
 
