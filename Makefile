@@ -17,9 +17,12 @@ deps lint verify-generated: export GOGC := $(BUILD_GOGC)
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
+.PHONY: all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
 
 all: build
+
+help: ## This list (from the ## comments of the Makefile).
+	@awk 'BEGIN {FS = ":[^#]*## "} /^[a-zA-Z_-]+:[^=]*## / {printf "  %-18s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 build: ## Build the manager and the CLI into bin/.
 	go build -o bin/manager ./cmd/manager
@@ -42,11 +45,15 @@ verify-generated: manifests generate ## Fail when generated files are stale.
 	  git status --porcelain -- api config charts/gauntlet; git --no-pager diff --stat -- api config charts/gauntlet; \
 	  echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; fi
 
-lint: ## gofmt and go vet.
+lint: ## gofmt, go vet, golangci-lint (.golangci.yml), shellcheck (.shellcheckrc), the docs' links.
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
+	"$$(hack/tools.sh golangci-lint)" run ./...
+	hack/apt.sh shellcheck
+	shellcheck $$(git ls-files '*.sh') .ci/run
+	go run ./hack/linkcheck
 
-deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest binaries, CRDs, helm, kubeconform.
+deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest, helm, kubeconform, linters.
 	hack/local-user.sh  # the unprivileged user targets run as when tests run as root
 	# At once (hack/parallel.sh): from an empty Go cache these builds are most of deps, and one's
 	# downloads and links overlap another's compiles. postgresql-15 ships pg_stat_statements
@@ -54,48 +61,43 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	# and kubeconform's schemas generated from the envtest kube-apiserver (which it builds).
 	# helm after kube-apiserver: it takes 77% of its sources from what that compiled, which
 	# two builds at once would each compile. Every target installed (npm, pip, its build) as
-	# the local tier would on first use.
+	# the local tier would on first use. golangci-lint (lint's) builds beside them, at its own pins.
 	hack/parallel.sh \
 	  'hack/targets/install-all.sh >/dev/null' \
-	  'hack/apt.sh postgresql-15 pgbouncer tcpdump && hack/prometheus.sh >/dev/null' \
+	  'hack/apt.sh postgresql-15 pgbouncer tcpdump shellcheck && hack/prometheus.sh >/dev/null' \
 	  'hack/k6.sh >/dev/null' \
+	  'hack/tools.sh golangci-lint >/dev/null' \
 	  'hack/kube-schemas.sh >/dev/null && hack/tools.sh helm >/dev/null' \
 	  'hack/tools.sh kubeconform >/dev/null && hack/grafana-schema.sh >/dev/null'
 
-# The envtest tier: every package but the local end-to-end tier (test/local, which judges
-# its rows) and the lab's (test/lab, built only with -tags lab).
-ENVTEST_PKGS = $$(go list ./... | grep -v '/test/local$$')
+# make -n runs the tiers' recipes with -n (the + prefix), which print their steps instead.
+DRY = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),-n)
+export GO_TEST_TIMEOUT BUILD_GOGC
 
-# The local end-to-end tier (test/local: the CLI and every shipped sample through real k6)
-# runs alone, so its rows are not judged while other tests share the 2 cores; the lab's
-# background build goes on beside it at idle priority, in the CPU its windows leave
-# (hack/lab/prebuild.sh). The envtest tier runs beside the lab tier, whose node leaves 60-73%
-# of the CPU idle (its pods' CPU requests, not their use, fill it).
-test: ## Every test tier: unit, envtest, targets, local end to end, samples, the lab.
-	# The lab's binaries build at idle priority from the first step while the other tiers run
-	# (hack/lab/prebuild.sh), then every package's tests (compiled, not run); a step that
-	# fails stops them. Plain make, not the MAKE variable: make -n runs every line that names
-	# it, and this line is the whole recipe.
-	GOGC=$(BUILD_GOGC) hack/lab/prebuild.sh start argocd ./...; \
-	trap 'hack/lab/prebuild.sh stop' EXIT; set -e; \
-	make --no-print-directory deps lint verify-generated; \
-	go test -count=1 -timeout $(GO_TEST_TIMEOUT) ./test/local; \
-	: "The lab tier (a real single-node Kubernetes with CloudNativePG, k6-operator and"; \
-	: "Prometheus, started and stopped by the test: docs/lab.md) and, beside it, the envtest"; \
-	: "tier. Flux and the Argo CD module's compile go on at idle priority."; \
-	KUBEBUILDER_ASSETS="$$(hack/envtest-binaries.sh)" go test -count=1 -timeout $(GO_TEST_TIMEOUT) \
-	  $(ENVTEST_PKGS) & envtest=$$!; \
-	lab=0; make --no-print-directory lab-test || lab=$$?; \
-	wait $$envtest || { echo "make test: the envtest tier failed (its output is above)"; exit 1; }; \
-	[[ $$lab == 0 ]] || { echo "make test: the lab tier failed"; exit $$lab; }; \
-	hack/lab/prebuild.sh wait-all; \
-	: "Argo CD's health code pins other Kubernetes libraries: its test is a module of its own."; \
-	(cd test/argocd && go vet ./... && go test -count=1 ./...)
+test: ## Every tier: deps, lint, generated files, then local; envtest beside lab; argocd (hack/test.sh).
+	+hack/test.sh $(DRY) all
 
-demo: ## Run examples/quickstart.yaml on this machine (about 6 minutes; targets install on first use).
+test-unit: ## The fast loop: go test -short ./... (the pure tests; no processes, no API server).
+	+hack/test.sh $(DRY) unit
+
+test-envtest: ## Every package's tests but test/local's, with a real kube-apiserver and etcd.
+	+hack/test.sh $(DRY) envtest
+
+test-local: ## The CLI and every sample through real k6, PostgreSQL and targets (after make deps).
+	+hack/test.sh $(DRY) local
+
+test-lab: ## The lab tier (make lab-test): a real single-node Kubernetes and the three operators.
+	+hack/test.sh $(DRY) lab
+
+test-argocd: ## The Argo CD health check through Argo CD's Lua code (test/argocd, its own module).
+	+hack/test.sh $(DRY) argocd
+
+demo: ## Run examples/local-quickstart.yaml on this machine (about 6 minutes; targets install on first use).
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
-	bin/gauntlet run --local -f examples/quickstart.yaml
+	@# Without root the local mode cannot give each target its CPU and memory limits (a cgroup
+	@# per target): the demo then runs without them, as the status and this line say.
+	bin/gauntlet run --local -f examples/local-quickstart.yaml $(if $(filter-out 0,$(shell id -u)),--no-limits)
 
 reproductions: ## Run every sample as the samples tier does, REPRO_REPETITIONS (3) times per row, and regenerate docs/reproductions.md from the runs (hours).
 	hack/k6.sh >/dev/null
@@ -134,5 +136,5 @@ lab-test-core: ## The lab tier without the operators: node, restricted pod, targ
 	hack/lab/binaries.sh core
 	go test -count=1 -tags lab -timeout 40m -v ./test/lab/
 
-clean:
+clean: ## Remove the manager and the CLI from bin/ (the caches stay).
 	rm -rf bin/manager bin/gauntlet

@@ -13,9 +13,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 func TestAcceptedRecordsGenerationAndCondition(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := &benchv1.BenchmarkRun{
 		ObjectMeta: metav1.ObjectMeta{Name: "accept", Namespace: "default"},
@@ -77,28 +79,5 @@ func TestAcceptedRecordsGenerationAndCondition(t *testing.T) {
 			t.Fatalf("no %s event for %s", ReasonSpecAccepted, run.Name)
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func waitFor(t *testing.T, key client.ObjectKey, ok func(*benchv1.BenchmarkRun) bool) *benchv1.BenchmarkRun {
-	t.Helper()
-	return waitOn(t, env.Client, key, 20*time.Second, ok)
-}
-
-func waitOn(t *testing.T, c client.Client, key client.ObjectKey, timeout time.Duration, ok func(*benchv1.BenchmarkRun) bool) *benchv1.BenchmarkRun {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		r := &benchv1.BenchmarkRun{}
-		if err := c.Get(context.Background(), key, r); err != nil {
-			t.Fatal(err)
-		}
-		if ok(r) {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out; phase %s, conditions %+v, trials %+v", r.Status.Phase, r.Status.Conditions, r.Status.Trials)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -15,12 +15,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A target that passes verification and then answers every load request with 500 (the
 // real go target behind a proxy that fails k6's requests): real k6 measures 100% errors,
 // and the run is Failed with Complete=False, reason AllRequestsFailed, not Succeeded.
 func TestAllRequestsFailedIsNotSuccess(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	backend, _ := url.Parse(target.url)
 	proxy := httputil.NewSingleHostReverseProxy(backend)

@@ -15,6 +15,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // modelMeasurer answers a trial's figures from a model of the target instead of Prometheus:
@@ -73,6 +74,7 @@ func p50Model(p50s map[string][]int64) func(*benchv1.BenchmarkRun, benchv1.Trial
 // baseline and Regressed False; one 25% slower is Slower and Regressed True; a baseline that
 // does not exist leaves Regressed Unknown without failing the run.
 func TestBaselineVerdictThroughTheReconciler(t *testing.T) {
+	testenv.Long(t)
 	ns := "baseline"
 	startNamespace(t, ns, p50Model(map[string][]int64{
 		"before": {1000, 1012, 994, 1006},

@@ -24,6 +24,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/nullresponder"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 const floorImage = "registry.example/gauntlet:floor-test"
@@ -84,6 +85,7 @@ func slowTarget(t *testing.T) string {
 // floor's (k6's figures are the record here: the cluster has no wire capture). A target
 // 50 ms slow is clearly the target's.
 func TestGeneratorFloorInTheCluster(t *testing.T) {
+	testenv.Long(t)
 	const ns = "floor"
 	run := floorRun(t, ns, "floor", nil)
 	ctx := context.Background()
@@ -159,6 +161,7 @@ func TestGeneratorFloorInTheCluster(t *testing.T) {
 // calibration trial is skipped with the Deployment and image named, the targets' trials
 // run, and their rows have no floor.
 func TestMissingNullResponderSkipsTheFloor(t *testing.T) {
+	testenv.Long(t)
 	const ns = "floor-missing"
 	run := floorRun(t, ns, "nofloor", func(r *BenchmarkRunReconciler) { r.Timeouts.Targets = 3 * time.Second })
 	ctx := context.Background()
@@ -186,6 +189,7 @@ func TestMissingNullResponderSkipsTheFloor(t *testing.T) {
 // A calibration trial that fails while its runners still load (the null responder edited
 // under it) does not overlap the next trial: its TestRun goes before the target's starts.
 func TestAFailedFloorTrialStopsBeforeTheNextTrial(t *testing.T) {
+	testenv.Long(t)
 	const ns = "floor-drift"
 	run := floorRun(t, ns, "drift", nil)
 	ctx := context.Background()

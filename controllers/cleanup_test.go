@@ -10,11 +10,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // Cleanup policy Always deletes what a failed run created (OnSuccess would keep it), and
 // ttlSecondsAfterFinished then deletes the run itself.
 func TestCleanupAlwaysThenTTL(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := pingRun("cleanup-ttl")
 	run.Spec.Cleanup = benchv1.Cleanup{Policy: "Always", TTLSecondsAfterFinished: ptr.To[int32](3)}

@@ -21,6 +21,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/dashboards"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // Every panel query of dashboards/, with its variables substituted, returns data from a
@@ -29,6 +30,7 @@ import (
 // then Prometheus scrapes the operator's result metrics from the reconciler's store. The
 // scraped figures equal the run's status, and deleting the run removes its series.
 func TestDashboardQueriesReturnData(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns = "dashboards"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // instancePod is a PostgreSQL pod as CloudNativePG labels it.
@@ -30,6 +31,7 @@ func instancePod(run *benchv1.BenchmarkRun, name string) *corev1.Pod {
 // DatabaseChanged, naming what changed: CloudNativePG's Cluster no longer healthy, or its
 // primary pod replaced (seen even when the Cluster is healthy again by the next pass).
 func TestDatabaseDriftFailsTheTrial(t *testing.T) {
+	testenv.Long(t)
 	cases := []struct {
 		name   string
 		change func(ctx context.Context, run *benchv1.BenchmarkRun) error
@@ -80,6 +82,7 @@ func TestDatabaseDriftFailsTheTrial(t *testing.T) {
 // Pods of the database that were there before the trial, started before it, and an
 // initdb job's pod are no change: the run succeeds.
 func TestDatabasePodsFromBeforeTheTrialAreNoDrift(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := pingRun("dbdrift-none")
 	run.Spec.Database = &benchv1.Database{ConnectVia: "direct"}

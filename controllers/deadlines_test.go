@@ -17,6 +17,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // stallServer accepts every request and never answers: a target whose contract checks
@@ -33,6 +34,7 @@ func stallServer(t *testing.T) *httptest.Server {
 // cleanup done (the policy's objects, and always the TestRuns still loading, with their
 // pods), and its node pool free for the next run.
 func TestEveryWaitHasADeadline(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns = "deadlines"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

@@ -15,12 +15,14 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // Deleting a run while its TestRun loads a target stops the TestRun and leaves none of the
 // objects it created, every kind listed (there is no garbage collector in envtest: the
 // finalizer does it).
 func TestDeleteMidRunLeavesNothing(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := pingRun("delete-mid-run")
 	run.Spec.Database = &benchv1.Database{ConnectVia: "pooler"}
@@ -75,6 +77,7 @@ func TestDeleteMidRunLeavesNothing(t *testing.T) {
 // Two runs on the same node pool never load it at once: the later waits, naming the run it
 // waits for, and goes once that one is gone.
 func TestNodePoolExclusivity(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	pools := []benchv1.NodePool{{Name: "amd", NodeSelector: map[string]string{"kubernetes.io/arch": "amd64"}}}
 	first, second := pingRun("pool-first"), pingRun("pool-second")

@@ -16,11 +16,13 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A target Deployment deleted or scaled to 0 while its trial runs fails that trial, and
 // the run, with a message naming the Deployment.
 func TestTargetDriftFailsTheTrial(t *testing.T) {
+	testenv.Long(t)
 	cases := []struct {
 		name   string
 		change func(ctx context.Context, dep *appsv1.Deployment) error

@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // pingRun is a small run of the Go target on the ping scenario.
@@ -32,6 +33,7 @@ func pingRun(name string) *benchv1.BenchmarkRun {
 // Each failure ends the run in Failed with the step condition and a message a user
 // understands; GitOps tools see Stalled.
 func TestFailuresAreExplained(t *testing.T) {
+	testenv.Long(t)
 	// A target that is up but answers /api/ping wrongly.
 	broken := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/healthz" {

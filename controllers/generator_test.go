@@ -12,6 +12,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A runner is judged against its own CPU limit: the kubelet's cAdvisor reports the real
@@ -19,6 +20,7 @@ import (
 // window and records it next to the limit. The same k6 at the same rate is GeneratorBound
 // in a runner given 1 millicore and valid in one given 8 CPUs.
 func TestGeneratorBoundAgainstTheRunnersLimit(t *testing.T) {
+	testenv.Long(t)
 	for _, c := range []struct {
 		name, cpu string
 		bound     bool

@@ -93,6 +93,7 @@ func gitOpsRun(c gitOpsCase) *unstructured.Unstructured {
 
 // kstatus, the library Flux's health checks use, reads each case as it must.
 func TestKstatusReadsEveryPhase(t *testing.T) {
+	testenv.Long(t)
 	for _, c := range gitOpsCases() {
 		res, err := status.Compute(gitOpsRun(c))
 		if err != nil {
@@ -108,6 +109,7 @@ func TestKstatusReadsEveryPhase(t *testing.T) {
 // Argo CD's Lua health code on these files; they must be what the reconciler writes today.
 // GAUNTLET_UPDATE_FIXTURES=1 rewrites them.
 func TestArgoCDFixturesAreCurrent(t *testing.T) {
+	testenv.Long(t)
 	dir := filepath.Join(testenv.Root(), "test", "argocd", "testdata")
 	for _, c := range gitOpsCases() {
 		obj := gitOpsRun(c)

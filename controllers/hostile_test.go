@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/test/hostile"
 )
 
@@ -22,6 +23,7 @@ import (
 // target to the end. (The slow target is in internal/verify's test: here it would hold the
 // worker for a minute of request timeouts.)
 func TestHostileTargetsAreRecordedAndTheRunGoesOn(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := pingRun("hostile")
 	want := map[string]string{}
@@ -92,6 +94,7 @@ func TestHostileTargetsAreRecordedAndTheRunGoesOn(t *testing.T) {
 // An object in the way that is not the run's (another run's, or made by hand) is never taken
 // as the run's own: the run fails naming it, and the object is left alone.
 func TestAnObjectInTheWayIsNotTakenAsOurs(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := pingRun("in-the-way")
 	squatter := &corev1.Service{

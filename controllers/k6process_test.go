@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -87,7 +88,8 @@ func (w *world) runK6(tr *unstructured.Unstructured, started chan<- time.Time) i
 	code := int32(0)
 	if err := cmd.Wait(); err != nil {
 		code = 1
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			code = int32(ee.ExitCode())
 		}
 		fmt.Fprintf(os.Stderr, "k6 for %s exited %d:\n%s\n", tr.GetName(), code, log.String())

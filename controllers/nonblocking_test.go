@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // One reconcile worker, two runs: the first run's target stalls its contract checks (each
@@ -18,6 +19,7 @@ import (
 // run goes through verification, its trial and Prometheus and succeeds while the first is
 // still verifying: verification runs off the reconcile worker.
 func TestStalledVerificationDoesNotBlockOtherRuns(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns = "nonblocking"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

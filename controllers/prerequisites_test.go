@@ -17,6 +17,7 @@ import (
 // Without the other operators' CRDs (an API server of its own, without them) the run waits
 // with a condition naming each one, and the manager keeps running (no crash loop).
 func TestMissingOperatorsAreNamed(t *testing.T) {
+	testenv.Long(t)
 	bare, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // fixedMeasurer returns figures derived from the trial's test id without the run's UID
@@ -33,6 +34,7 @@ func (fixedMeasurer) Measure(_ context.Context, q metrics.TrialQuery, _ time.Tim
 // the run completes with the same TestRuns, each created once, and the same results as
 // the same run without restarts.
 func TestRestartAtEveryBoundary(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	outcome := func(ns string) (*benchv1.BenchmarkRun, []string) {
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

@@ -13,12 +13,14 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // Finished TestRuns go once their figures are read, with their plan ConfigMaps and k6
 // pods, except the last one kept for debugging (--keep-finished-testruns=1); the cleanup
 // policy Never keeps everything else.
 func TestFinishedTestRunsArePruned(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns = "retention"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

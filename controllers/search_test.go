@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // capacityModel is a target that keeps any rate up to capacity (p99 5 ms) and beyond it
@@ -36,6 +37,7 @@ func capacityModel(capacity, genLimit map[string]int32) func(*benchv1.BenchmarkR
 // generator that saturates first reported as a lower bound, the printer column's summary,
 // a result row at the answer, and an event per step.
 func TestCapacitySearchThroughTheReconciler(t *testing.T) {
+	testenv.Long(t)
 	ns := "capacity"
 	startNamespace(t, ns, capacityModel(map[string]int32{"go": 480, "fast": 100_000}, map[string]int32{"fast": 1000}))
 	run := pingRun("search")

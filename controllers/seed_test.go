@@ -63,6 +63,7 @@ func seedRun(t *testing.T, name, namespace string) *benchv1.BenchmarkRun {
 // lie inside its bucket decides the interpolation's error (up to 4% measured in
 // internal/metrics; 2.01% made a cold make test fail here beside the lab tier).
 func TestSeed001Succeeds(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := seedRun(t, "seed-001-short", "default")
 	if err := env.Client.Create(ctx, run); err != nil {

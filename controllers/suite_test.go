@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,6 +44,10 @@ var (
 // the real go-nethttp target, the test doubles of the other controllers, and the manager
 // for the default namespace.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that need what the setup starts call testenv.Long
+		os.Exit(m.Run())
+	}
 	os.Exit(run(m))
 }
 
@@ -67,7 +72,11 @@ func run(m *testing.M) int {
 		filepath.Join(root, "test", "crds", "k6-operator")); err != nil {
 		return fail(err)
 	}
-	defer env.Stop()
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the API server:", err)
+		}
+	}()
 	if prom, err = testprom.Start(root); err != nil {
 		return fail(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // Node-pool locks across tenants. An operator serving every namespace makes a run wait for
@@ -19,6 +20,7 @@ import (
 // namespace. Operators installed per namespace (--watch-namespace) lock within their own
 // namespace only: each tenant's runs go ahead.
 func TestNodePoolLocksAndTenants(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	for _, ns := range []string{"tenant-a", "tenant-b", "tenant-c", "tenant-d"} {
 		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
@@ -97,6 +99,7 @@ func TestNodePoolLocksAndTenants(t *testing.T) {
 // A bring-your-own image outside the operator's registry allow-list is refused before
 // anything is created, naming the field.
 func TestRegistryAllowList(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns = "allowlist"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // The chart provisions exactly these dashboards: charts/gauntlet/dashboards/ holds
@@ -16,7 +18,7 @@ func TestChartCopiesAreIdentical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chart := filepath.Join(repoRoot(t), "charts", "gauntlet", "dashboards")
+	chart := filepath.Join(testenv.Root(), "charts", "gauntlet", "dashboards")
 	for _, name := range names {
 		want, _ := Raw(name)
 		got, err := os.ReadFile(filepath.Join(chart, name))

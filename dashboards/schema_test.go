@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // panelTypes maps the panel types the dashboards use to their options types in
@@ -87,7 +89,7 @@ func typeScriptCheck(data []byte) (string, error) {
 // tsc compiles the sources with @grafana/schema and TypeScript from hack/grafana-schema.sh.
 func tsc(t *testing.T, sources map[string]string) (string, error) {
 	t.Helper()
-	out, err := exec.Command("bash", filepath.Join(repoRoot(t), "hack", "grafana-schema.sh")).Output()
+	out, err := exec.Command("bash", filepath.Join(testenv.Root(), "hack", "grafana-schema.sh")).Output()
 	if err != nil {
 		t.Fatalf("hack/grafana-schema.sh: %v", err)
 	}
@@ -112,21 +114,13 @@ func tsc(t *testing.T, sources map[string]string) (string, error) {
 	return string(res), err
 }
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Dir(wd) // this package is dashboards/ at the root
-}
-
 // Every dashboard type-checks against @grafana/schema: the dashboard model, and each
 // panel's options and fieldConfig against its plugin's own types. In the same compile
 // (tsc is slow on a loaded machine), broken copies show the check catches what it is
 // for: an unknown panel field, an unknown panel option, a wrongly typed field, a value
 // outside an option's enum and an unknown dashboard field each fail, on their own file.
 func TestDashboardsMatchGrafanaSchema(t *testing.T) {
+	testenv.Long(t)
 	names, err := Files()
 	if err != nil {
 		t.Fatal(err)

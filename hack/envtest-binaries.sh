@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver and etcd from Go modules (setup-envtest cannot download here).
+# Builds kube-apiserver and etcd from Go modules (no download: setup-envtest is not used).
 # Idempotent: binaries are cached under bin/k8s/<version>/ and rebuilt only when missing.
 # Usage: hack/envtest-binaries.sh  -> prints the directory to use as KUBEBUILDER_ASSETS.
 set -euo pipefail

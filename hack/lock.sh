@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the build scripts that make test may run twice at once (its own step and the
 # lab's background build, hack/lab/prebuild.sh). hold_lock NAME: waits for, then holds until
 # the script exits, the lock .cache/locks/NAME.lock, so the second caller finds the first's

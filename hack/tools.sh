@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the project's Go tools into bin/ at pinned versions (idempotent).
-# Usage: hack/tools.sh TOOL  (controller-gen | helm | kubeconform)  -> prints the binary's path.
+# Usage: hack/tools.sh TOOL  (controller-gen | helm | kubeconform | golangci-lint)  -> prints the binary's path.
 # controller-gen and helm are `tool` lines of go.mod, built in the project's own module graph:
 # the tests compile the same Kubernetes and helm packages at the same versions, so a cold
 # build compiles them once (built apart, at their own pins, helm shared 31% of its sources
-# with the tests; in the project's graph, all of them). kubeconform shares nothing: it is
-# installed at its own pins.
+# with the tests; in the project's graph, all of them). kubeconform and golangci-lint share
+# little with the tests: they are installed at their own pins, outside go.mod.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 declare -A TOOL=(
@@ -14,6 +14,7 @@ declare -A TOOL=(
 )
 declare -A INSTALL=(
   [kubeconform]="github.com/yannh/kubeconform/cmd/kubeconform@v0.8.0"
+  [golangci-lint]="github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0"
 )
 tool="$1"
 cd "${ROOT}"

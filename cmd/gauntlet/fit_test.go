@@ -72,7 +72,7 @@ func TestFitShrinksASeedAndRecordsIt(t *testing.T) {
 }
 
 func TestFitLeavesSmallerResourcesAlone(t *testing.T) {
-	file := filepath.Join("..", "..", "examples", "quickstart.yaml")
+	file := filepath.Join("..", "..", "examples", "local-quickstart.yaml")
 	before, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +91,7 @@ func TestFitLeavesSmallerResourcesAlone(t *testing.T) {
 }
 
 func TestFitRefusesBadFlagsNamingThem(t *testing.T) {
-	file := filepath.Join("..", "..", "examples", "quickstart.yaml")
+	file := filepath.Join("..", "..", "examples", "local-quickstart.yaml")
 	for flag, args := range map[string][]string{
 		"--cpu":      {"--cpu", "lots"},
 		"--memory":   {"--memory", "-1Gi"},

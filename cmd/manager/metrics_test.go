@@ -23,6 +23,7 @@ import (
 // (TokenReview) and authorizes for GET /metrics (SubjectAccessReview): no token 401, a
 // forged token refused, a service account without the grant 403, one bound to config/rbac's metrics reader role 200.
 func TestMetricsNeedAuthentication(t *testing.T) {
+	testenv.Long(t)
 	env, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,12 @@ func TestMetricsNeedAuthentication(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Logf("the manager stopped: %v", err)
+		}
+	})
 
 	cs := kubernetes.NewForConfigOrDie(env.Config)
 	token := func(sa string) string {

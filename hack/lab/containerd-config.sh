@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes the lab's containerd configuration and CNI network (.cache/lab/run/).
 # containerd has its own root, state and socket (it is not the system's); its CRI plugin
-# runs pods with runc on the lab bridge. What this host needs (verified, DESIGN.md):
+# runs pods with runc on the lab bridge. What this host needs (docs/lab.md):
 # restrict_oom_score_adj (root here lacks CAP_SYS_RESOURCE; runc otherwise fails with
 # "can't get final child's PID from pipe"), Debian's CNI path, a sandbox image built here.
 set -euo pipefail

@@ -13,10 +13,10 @@ lab_owned_or_absent
 
 # stop NAME: TERM, then KILL after 20 s.
 stop() {
-  local pid i
+  local pid
   pid="$(lab_pid "$1")" || { rm -f "${LAB_RUN}/$1.pid"; return 0; }
   kill -TERM "${pid}" 2>/dev/null || true
-  for i in $(seq 1 40); do [[ -d "/proc/${pid}" ]] || break; sleep 0.5; done
+  for _ in $(seq 1 40); do [[ -d "/proc/${pid}" ]] || break; sleep 0.5; done
   [[ -d "/proc/${pid}" ]] && kill -KILL "${pid}" 2>/dev/null
   rm -f "${LAB_RUN}/$1.pid"
   lab_log "stopped $1"
@@ -40,9 +40,10 @@ fi
 for d in kube-proxy kube-scheduler kube-controller-manager kube-apiserver etcd containerd; do stop "${d}"; done
 
 # Whatever still runs in the lab's cgroups or as a shim of the lab's containerd is the lab's.
-for round in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
   pids="$(lab_leftover_pids)"
   [[ -z "${pids}" ]] && break
+  # shellcheck disable=SC2086  # one pid per word
   kill -KILL ${pids} 2>/dev/null || true
   sleep 0.5
 done
@@ -59,7 +60,7 @@ if [[ -e "${LAB_NETNS}" ]]; then
   lab_log "deleted network namespace ${LAB_NAME}"
 fi
 # The host end of the link goes with its peer; wait for the kernel to finish.
-for i in $(seq 1 20); do ip link show "${LAB_VETH_HOST}" >/dev/null 2>&1 || break; sleep 0.25; done
+for _ in $(seq 1 20); do ip link show "${LAB_VETH_HOST}" >/dev/null 2>&1 || break; sleep 0.25; done
 
 # The CNI results go-cni caches in /var/lib/cni/results for each pod sandbox (deleted by a CNI
 # DEL, which killing the containers skips): by the sandbox ids the CRI plugin kept, then

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # the scripts that source this file read its variables
 # Names, paths and addresses of the lab (sourced by hack/lab/*.sh).
 # The whole lab lives in its own network namespace: its bridge, veth, iptables rules,
 # ip_forward and br_netfilter settings are the namespace's, and deleting the namespace

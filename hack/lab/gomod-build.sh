@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by ops.sh and flux.sh. gomod_build NAME binary=package...: builds the packages of
 # the module hack/lab/NAME in one go build (static, -s -w; CGO_ENABLED=0 as every Go build
 # here, so shared packages come from the build cache) into bin/lab/NAME/<key>/, the key

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Building OCI images without Docker (sourced by hack/lab/images.sh): a root filesystem is
 # assembled in a directory from this machine's files (binaries built here, Debian packages
 # installed by hack/ scripts, with the shared libraries each binary links), then made an

@@ -103,6 +103,7 @@ img_node() {
   cp -a targets/_lib/node "${d}/app/_lib/node"
   # As the Dockerfile copies: package.json, the sources (NestJS: the compiled .build/dist)
   # and node_modules, without the install's stamps.
+  # shellcheck disable=SC2046  # the sources, one file name per word (no spaces in them)
   (cd "targets/${preset}" && tar -cf - package.json package-lock.json node_modules $(compgen -G './*.js') \
      $( [[ -d .build/dist ]] && echo .build/dist )) | tar -C "${d}/app/${preset}" -xf -
   # The image's node_modules has no devDependencies (npm ci --omit=dev): NestJS's build tools stay out.

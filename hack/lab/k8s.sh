@@ -23,8 +23,9 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   start=$(date +%s)
   tmp="${OUT}/.build"
   mkdir -p "${tmp}"
-  (cd "${work}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -ldflags "${ldflags}" -o "${tmp}/" \
-    $(printf 'k8s.io/kubernetes/cmd/%s ' "${missing[@]}")) >&2
+  pkgs=()
+  for c in "${missing[@]}"; do pkgs+=("k8s.io/kubernetes/cmd/${c}"); done
+  (cd "${work}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -ldflags "${ldflags}" -o "${tmp}/" "${pkgs[@]}") >&2
   for c in "${missing[@]}"; do mv "${tmp}/${c}" "${OUT}/${c}"; done
   rmdir "${tmp}"
   echo "hack/lab/k8s.sh: built ${missing[*]} in $(( $(date +%s) - start )) s" >&2

@@ -72,7 +72,7 @@ kind: Kustomization
 namespace: monitoring
 resources:
 - namespace.yaml
-$(cd "${po}" && ls example/prometheus-operator-crd/*.yaml | sed 's/^/- /')
+$(cd "${po}" && printf -- '- %s\n' example/prometheus-operator-crd/*.yaml)
 - example/rbac/prometheus-operator/prometheus-operator-cluster-role.yaml
 - example/rbac/prometheus-operator/prometheus-operator-cluster-role-binding.yaml
 - example/rbac/prometheus-operator/prometheus-operator-service-account.yaml

@@ -9,7 +9,7 @@
 # Usage: hack/lab/pgbouncer.sh  -> prints the binary.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-have="$(ls "${ROOT}"/bin/lab/pgbouncer-* 2>/dev/null | head -1 || true)"
+have="$(compgen -G "${ROOT}/bin/lab/pgbouncer-*" | head -1 || true)"
 if [[ -n "${have}" ]]; then echo "${have}"; exit 0; fi
 
 "${ROOT}/hack/apt.sh" gcc make pkg-config libevent-dev libssl-dev

@@ -50,6 +50,7 @@ start)
   # scheduler shares the CPU with equally whatever its tasks' priority (sched(7)): at nice 0
   # the build took half the CPU from the tiers beside it (a cold make test, 2026-11-26). At
   # the autogroup's nice 19 and chrt --idle it runs only when no test wants the CPU.
+  # shellcheck disable=SC2016  # the script is bash -c's: its $1... expand there
   setsid chrt --idle 0 nice -n 19 bash -c '
     echo 19 > /proc/self/autogroup 2>/dev/null || true
     set -o pipefail

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Process and state helpers of the lab (sourced by hack/lab/*.sh after env.sh).
 # Every daemon runs in the lab's network namespace (nsenter --net only: the mount namespace
 # stays the host's, so kubelet's volume mounts are the ones containerd sees), in its own

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034  # the scripts that source this file read its variables
 # Versions of what the lab builds (sourced by hack/lab/*.sh). The operators' and CoreDNS's
 # come from hack/lab/ops/go.mod, the one place they are pinned.
 KUBE_VERSION="${KUBE_VERSION:-v1.37.2}"

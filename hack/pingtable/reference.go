@@ -158,7 +158,7 @@ func wrkTarget(root string, p *preset.Preset, o refOptions) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
-	defer tg.Stop(15 * time.Second)
+	defer func() { _ = tg.Stop(15 * time.Second) }() // a measuring tool: the target's exit is not a result
 	if err := pin.Group(tg.Pid(), o.serverCPU); err != nil {
 		return sample{}, err
 	}

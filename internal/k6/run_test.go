@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 	"github.com/gauntlet-bench/gauntlet/test/hostile"
 )
@@ -52,6 +53,7 @@ func picks(reqs []workload.Request, n int) []int {
 }
 
 func TestOpenModelMeasuresOnlyTheMeasuredWindow(t *testing.T) {
+	testenv.Long(t)
 	rec := newRecorder(t)
 	home, _ := workload.Lookup("smart-home")
 	const rate, warmup, measure = 300, time.Second, 3 * time.Second
@@ -117,6 +119,7 @@ func TestOpenModelMeasuresOnlyTheMeasuredWindow(t *testing.T) {
 }
 
 func TestKeepAliveOffOpensAConnectionPerRequest(t *testing.T) {
+	testenv.Long(t)
 	rec := newRecorder(t)
 	ping, _ := workload.Lookup("ping")
 	_, res := run(t, workload.Spec{BaseURL: rec.srv.URL, Requests: ping.Requests,
@@ -137,6 +140,7 @@ func TestKeepAliveOffOpensAConnectionPerRequest(t *testing.T) {
 }
 
 func TestWrongStatusCountsAsAnError(t *testing.T) {
+	testenv.Long(t)
 	rec := newRecorder(t)
 	reqs := []workload.Request{
 		{Method: "GET", Path: "/ok", Weight: 6, ExpectStatus: 200},
@@ -205,6 +209,7 @@ func TestRedirectsAreErrorsNotFollowed(t *testing.T) {
 }
 
 func TestTooFewVUsDropIterations(t *testing.T) {
+	testenv.Long(t)
 	rec := newRecorder(t)
 	const rate = 100
 	_, res := run(t, workload.Spec{BaseURL: rec.srv.URL,
@@ -227,6 +232,7 @@ func TestTooFewVUsDropIterations(t *testing.T) {
 }
 
 func TestClosedModelHoldsItsConnections(t *testing.T) {
+	testenv.Long(t)
 	rec := newRecorder(t)
 	_, res := run(t, workload.Spec{BaseURL: rec.srv.URL,
 		Requests: []workload.Request{{Method: "GET", Path: "/busy", Weight: 1, ExpectStatus: 200}},
@@ -245,6 +251,7 @@ func TestClosedModelHoldsItsConnections(t *testing.T) {
 }
 
 func TestCancelKillsK6(t *testing.T) {
+	testenv.Long(t)
 	rec := newRecorder(t)
 	ping, _ := workload.Lookup("ping")
 	p, err := workload.Build(workload.Spec{BaseURL: rec.srv.URL, Requests: ping.Requests,

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 	"github.com/gauntlet-bench/gauntlet/loadgen"
 )
@@ -64,6 +65,7 @@ func inspect(t *testing.T, p *workload.Plan, env ...string) (inspected, string, 
 }
 
 func TestScriptOptionsOpenModelWithWarmup(t *testing.T) {
+	testenv.Long(t)
 	home, _ := workload.Lookup("smart-home")
 	p, err := workload.Build(workload.Spec{BaseURL: "http://127.0.0.1:9", Requests: home.Requests,
 		Load: workload.Load{Model: workload.Open, Rate: 1000, PreAllocatedVUs: 40, MaxVUs: 400}, KeepAlive: true,
@@ -125,6 +127,7 @@ func TestScriptOptionsOpenModelWithWarmup(t *testing.T) {
 }
 
 func TestScriptOptionsClosedModelNoWarmupRunnerFromEnv(t *testing.T) {
+	testenv.Long(t)
 	ping, _ := workload.Lookup("ping")
 	p, _ := workload.Build(workload.Spec{BaseURL: "http://127.0.0.1:9", Requests: ping.Requests,
 		Load: workload.Load{Model: workload.Closed, VUs: 64}, KeepAlive: false, Measure: 10 * time.Second,
@@ -146,6 +149,7 @@ func TestScriptOptionsClosedModelNoWarmupRunnerFromEnv(t *testing.T) {
 }
 
 func TestScriptRejectsAMissingOrBrokenPlan(t *testing.T) {
+	testenv.Long(t)
 	if _, out, err := inspect(t, nil); err == nil || !strings.Contains(out, "PLAN: set it") {
 		t.Errorf("no PLAN: err %v\n%s", err, out)
 	}

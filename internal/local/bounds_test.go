@@ -7,6 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
@@ -72,16 +73,16 @@ func TestPrepareRunRefusesExhaustionUnlessAllowed(t *testing.T) {
 		}
 		return run
 	}
-	if _, _, err := PrepareRun(mk(10_000_000), repoRoot(t), 1, false); err == nil || !strings.Contains(err.Error(), "spec.load.rates[0]") || !strings.Contains(err.Error(), "--allow-unsafe") {
+	if _, _, err := PrepareRun(mk(10_000_000), testenv.Root(), 1, false); err == nil || !strings.Contains(err.Error(), "spec.load.rates[0]") || !strings.Contains(err.Error(), "--allow-unsafe") {
 		t.Errorf("rate of ten million: %v", err)
 	}
-	if _, _, err := PrepareRun(mk(1000), repoRoot(t), 1000, false); err == nil || !strings.Contains(err.Error(), "spec.load.rates[0]") {
+	if _, _, err := PrepareRun(mk(1000), testenv.Root(), 1000, false); err == nil || !strings.Contains(err.Error(), "spec.load.rates[0]") {
 		t.Errorf("rate 1000 scaled by 1000: %v", err)
 	}
-	if _, _, err := PrepareRun(mk(10_000_000), repoRoot(t), 1, true); err != nil {
+	if _, _, err := PrepareRun(mk(10_000_000), testenv.Root(), 1, true); err != nil {
 		t.Errorf("with allowUnsafe: %v", err)
 	}
-	if _, _, err := PrepareRun(mk(1000), repoRoot(t), 1, false); err != nil {
+	if _, _, err := PrepareRun(mk(1000), testenv.Root(), 1, false); err != nil {
 		t.Errorf("rate 1000: %v", err)
 	}
 }

@@ -82,6 +82,7 @@ var chartTag = regexp.MustCompile(`(?s)<svg class="chart".*?</svg>`)
 // page that does make one is caught, so the check is not vacuous. GAUNTLET_REPORT checks
 // another report.html (a real run's); GAUNTLET_REPORT_SCREENSHOT keeps the screenshot.
 func TestReportInChromium(t *testing.T) {
+	testenv.Long(t)
 	page := os.Getenv("GAUNTLET_REPORT")
 	if page == "" {
 		html, err := Report(comparedRun(t))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // An install script run by root (npm ci, pip install: code from the registries) gets the
@@ -27,7 +29,7 @@ func TestInstallScriptEnvironment(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "hack", "env.sh"), []byte("set -eu\nenv > \"$1/install.env\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join(repoRoot(t), "hack", "local-user.sh"), filepath.Join(repo, "hack", "local-user.sh")); err != nil {
+	if err := os.Symlink(filepath.Join(testenv.Root(), "hack", "local-user.sh"), filepath.Join(repo, "hack", "local-user.sh")); err != nil {
 		t.Fatal(err)
 	}
 	p := tinyTarget(t, "hack/env.sh")

@@ -13,11 +13,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A target started by root runs as TargetUser, with a HOME and TMPDIR of its own (removed
 // when it stops), and listens on 127.0.0.1 only; started by anyone else, as that user.
 func TestTargetRunsUnprivilegedOnLoopback(t *testing.T) {
+	testenv.Long(t)
 	tg, err := StartTarget(context.Background(), TargetOptions{Preset: tinyTarget(t, ""), Ports: testPorts})
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +111,7 @@ func getEnvAt(t *testing.T, url string) map[string]string {
 
 // A preset that ignores HOST and listens on every interface is stopped and refused.
 func TestTargetListeningBeyondLoopbackIsRefused(t *testing.T) {
+	testenv.Long(t)
 	p := tinyTarget(t, "")
 	_, err := StartTarget(context.Background(), TargetOptions{Preset: p, Ports: testPorts, Env: map[string]string{"MODE": "wildcard"}})
 	if err == nil || !strings.Contains(err.Error(), "listens on 0.0.0.0:") || !strings.Contains(err.Error(), "HOST") {
@@ -124,6 +128,7 @@ func TestTargetListeningBeyondLoopbackIsRefused(t *testing.T) {
 
 // Listeners finds this process's own sockets with their addresses, IPv4 and IPv6.
 func TestListeners(t *testing.T) {
+	testenv.Long(t)
 	want := map[string]bool{}
 	for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:0", "[::1]:0", "[::]:0"} {
 		network := "tcp4"
@@ -157,6 +162,7 @@ func TestListeners(t *testing.T) {
 
 // searchableBy names the folder a user cannot enter, whoever runs the test.
 func TestSearchableBy(t *testing.T) {
+	testenv.Long(t)
 	dir := t.TempDir()
 	inner := filepath.Join(dir, "a", "b")
 	if err := os.MkdirAll(inner, 0o755); err != nil {
@@ -202,6 +208,7 @@ func TestSearchableBy(t *testing.T) {
 // The null responder is the CLI itself, which may sit in a folder only root can enter (the
 // tests build it into a private temporary one): it is copied where the target user can run it.
 func TestRunnableCopy(t *testing.T) {
+	testenv.Long(t)
 	stranger := &Account{Name: "stranger", UID: 54321, GID: 54321}
 	private := t.TempDir()
 	prog := filepath.Join(private, "gauntlet")

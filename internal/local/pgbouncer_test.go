@@ -7,9 +7,12 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 func TestPgBouncerBothModesAndCleanStop(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	pg, err := StartPostgres(ctx, PostgresOptions{Ports: testPorts, Parameters: Seed001Parameters()})
 	if err != nil {
@@ -90,6 +93,7 @@ func preparedErrors(t *testing.T, ctx context.Context, dsn string, clients, each
 }
 
 func TestPgBouncerBadInput(t *testing.T) {
+	testenv.Long(t)
 	pg := &Postgres{Port: 1, Password: "x"}
 	cases := []struct {
 		name string

@@ -4,29 +4,25 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // testPorts keeps development runs inside the loopback range reserved for this work.
 var testPorts = PortRange{Lo: 18000, Hi: 18999}
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
-
 func TestPostgresSeedProfileSchemaAndCleanStop(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	pg, err := StartPostgres(ctx, PostgresOptions{
 		Ports:      testPorts,
 		Parameters: Seed001Parameters(),
-		Schema:     filepath.Join(repoRoot(t), "targets", "schema.sql"),
+		Schema:     filepath.Join(testenv.Root(), "targets", "schema.sql"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -96,6 +92,7 @@ func TestPostgresSeedProfileSchemaAndCleanStop(t *testing.T) {
 }
 
 func TestPostgresBadInput(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -125,6 +122,7 @@ func TestPostgresBadInput(t *testing.T) {
 }
 
 func TestPostgresBadSettingShowsTheServerLog(t *testing.T) {
+	testenv.Long(t)
 	before := len(tempDirs(t))
 	_, err := StartPostgres(context.Background(), PostgresOptions{Ports: testPorts,
 		Parameters: map[string]string{"shared_buffers": "lots"}})

@@ -83,7 +83,7 @@ func TestStartErrors(t *testing.T) {
 func TestTailKeepsTheEnd(t *testing.T) {
 	tb := &tailBuffer{max: 100}
 	for i := 0; i < 100; i++ {
-		tb.Write([]byte("line " + strconv.Itoa(i) + "\n"))
+		_, _ = tb.Write([]byte("line " + strconv.Itoa(i) + "\n"))
 	}
 	got := tb.lastLines(3)
 	if got != "line 97\nline 98\nline 99" {

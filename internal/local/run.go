@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -290,6 +289,3 @@ func (r *runner) stopTargets() error {
 	errs = append(errs, r.stopNullResponder())
 	return errors.Join(errs...)
 }
-
-// sinceStart is how long the run has been going, for the progress line.
-func (r *runner) sinceStart() time.Duration { return time.Since(r.run.Status.StartedAt.Time) }

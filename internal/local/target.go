@@ -16,7 +16,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
 
-// TargetOptions is the environment a target gets, the same as in the cluster (CONTRACT.md).
+// TargetOptions is the environment a target gets, the same as in the cluster (targets/CONTRACT.md).
 type TargetOptions struct {
 	Preset *preset.Preset
 	Port   int // 0: a free one in Ports

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // tinyServer is a throwaway target: /healthz, /env (its contract variables), /environ (its
@@ -59,7 +60,7 @@ var testPython = func() string {
 func tinyTarget(t *testing.T, install string) *preset.Preset {
 	t.Helper()
 	// As root, targets run as TargetUser: the hack/ script the run's Install calls makes it.
-	if out, err := exec.Command("bash", filepath.Join(repoRoot(t), "hack", "local-user.sh")).CombinedOutput(); err != nil {
+	if out, err := exec.Command("bash", filepath.Join(testenv.Root(), "hack", "local-user.sh")).CombinedOutput(); err != nil {
 		t.Fatalf("hack/local-user.sh: %v\n%s", err, out)
 	}
 	dir := filepath.Join(t.TempDir(), "tiny-python")
@@ -103,6 +104,7 @@ func openToTargets(t *testing.T, dir string) {
 }
 
 func TestTargetEnvironmentAndCleanStop(t *testing.T) {
+	testenv.Long(t)
 	t.Setenv("DB_POOL_MIN", "99") // a developer's shell must not leak into the target
 	p := tinyTarget(t, "hack/x.sh")
 	tg, err := StartTarget(context.Background(), TargetOptions{Preset: p, Ports: testPorts, Workers: 2,
@@ -144,6 +146,7 @@ func TestTargetEnvironmentAndCleanStop(t *testing.T) {
 }
 
 func TestTargetMisbehaviourIsReportedAndCleanedUp(t *testing.T) {
+	testenv.Long(t)
 	cases := []struct {
 		mode    string
 		timeout time.Duration
@@ -172,6 +175,7 @@ func TestTargetMisbehaviourIsReportedAndCleanedUp(t *testing.T) {
 }
 
 func TestTargetStartFailures(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 
 	_, err := StartTarget(ctx, TargetOptions{Preset: tinyTarget(t, ""), Ports: testPorts, Env: map[string]string{"MODE": "crash"}})
@@ -207,6 +211,7 @@ func TestTargetStartFailures(t *testing.T) {
 }
 
 func TestInstall(t *testing.T) {
+	testenv.Long(t)
 	repo := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(repo, "hack"), 0o755); err != nil {
 		t.Fatal(err)
@@ -219,7 +224,7 @@ func TestInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Install creates TargetUser through it when running as root and the user is missing.
-	if err := os.Symlink(filepath.Join(repoRoot(t), "hack", "local-user.sh"), filepath.Join(repo, "hack", "local-user.sh")); err != nil {
+	if err := os.Symlink(filepath.Join(testenv.Root(), "hack", "local-user.sh"), filepath.Join(repo, "hack", "local-user.sh")); err != nil {
 		t.Fatal(err)
 	}
 	p := tinyTarget(t, "hack/ok.sh")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
 
@@ -19,8 +20,8 @@ func TestSamplesAreSafe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(repoRoot(t), "config", "samples", "*.yaml"))
-	examples, _ := filepath.Glob(filepath.Join(repoRoot(t), "examples", "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(testenv.Root(), "config", "samples", "*.yaml"))
+	examples, _ := filepath.Glob(filepath.Join(testenv.Root(), "examples", "*.yaml"))
 	if len(files) == 0 || len(examples) == 0 {
 		t.Fatalf("no samples (%d) or examples (%d) found", len(files), len(examples))
 	}
@@ -128,13 +129,13 @@ func TestPrepareRunRefusesUnsafeUnlessAllowed(t *testing.T) {
 		}
 		return run
 	}
-	_, _, err := PrepareRun(mk(), repoRoot(t), 1, false)
+	_, _, err := PrepareRun(mk(), testenv.Root(), 1, false)
 	for _, want := range []string{"--allow-unsafe", "spec.database.parameters.archive_command", "spec.targets[0].env[0].name"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("PrepareRun: %v, want a refusal naming %s", err, want)
 		}
 	}
-	if _, _, err := PrepareRun(mk(), repoRoot(t), 1, true); err != nil {
+	if _, _, err := PrepareRun(mk(), testenv.Root(), 1, true); err != nil {
 		t.Errorf("with allowUnsafe: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 const mib = 1 << 20
@@ -69,6 +70,7 @@ func flat(n int, v float64) []float64 {
 }
 
 func TestResourcesFromCAdvisor(t *testing.T) {
+	testenv.Long(t)
 	const scrape = 15 * time.Second
 	// A window in the past, on scrape boundaries, as the kubelet's scrapes would be.
 	end := time.Now().Truncate(scrape).Add(-10 * time.Minute)
@@ -131,6 +133,7 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 // now and then for a container created under load), the pod's cgroup is read instead,
 // without the pause container.
 func TestResourcesFallBackToThePodCgroup(t *testing.T) {
+	testenv.Long(t)
 	const scrape = 15 * time.Second
 	end := time.Now().Truncate(scrape).Add(-20 * time.Minute)
 	start := end.Add(-120 * time.Second)
@@ -153,6 +156,7 @@ func TestResourcesFallBackToThePodCgroup(t *testing.T) {
 }
 
 func TestResourcesRefusesWhatItCannotMeasure(t *testing.T) {
+	testenv.Long(t)
 	r := newTestReader(t)
 	end := time.Now().Truncate(15 * time.Second).Add(-10 * time.Minute)
 	base := TrialQuery{Start: end.Add(-2 * time.Minute), End: end, Namespace: "bench", PodRegex: "gauntlet-go-.*"}
@@ -185,6 +189,7 @@ func TestResourcesRefusesWhatItCannotMeasure(t *testing.T) {
 // pods <testrun>-<n>-<suffix> (the Job <testrun>-<n>); its initializer and starter pods,
 // the pause container and the pod-level cgroup must not count.
 func TestGeneratorIsTheBusiestRunner(t *testing.T) {
+	testenv.Long(t)
 	const scrape = 15 * time.Second
 	end := time.Now().Truncate(scrape).Add(-20 * time.Minute)
 	start := end.Add(-120 * time.Second)

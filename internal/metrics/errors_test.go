@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
@@ -52,6 +53,7 @@ func (c *countingTarget) count(path string) int64 {
 // both places a figure comes from: k6's summary (the local mode) and PromQL over the
 // remote-written series (the operator).
 func TestErrorsAreRequestsWithoutTheirExpectedStatus(t *testing.T) {
+	testenv.Long(t)
 	c, srv := newCountingTarget(t)
 	p, err := workload.Build(workload.Spec{BaseURL: srv.URL,
 		Requests: []workload.Request{

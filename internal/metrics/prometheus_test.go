@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -17,6 +18,10 @@ var (
 // TestMain runs one real Prometheus for the package: the same queries the operator uses
 // are tested against what real k6 runs (and remote-write pushes) put in it.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that need what the setup starts call testenv.Long
+		os.Exit(m.Run())
+	}
 	os.Exit(runWithPrometheus(m))
 }
 

@@ -2,9 +2,9 @@
 // counters and native latency histograms, and cAdvisor's CPU and memory series of the
 // target's pods. Every PromQL expression Gauntlet runs is built in this file.
 //
-// k6 series are read as their LAST cumulative value (DESIGN.md, "Measurement fidelity"):
-// the measured phase has series of its own (phase="measure"), so their final value is the
-// whole window, exactly. rate/increase over a window would drop the first push and
+// k6 series are read as their LAST cumulative value (docs/measurement.md, "Reading k6 in
+// Prometheus"): the measured phase has series of its own (phase="measure"), so their final
+// value is the whole window, exactly. rate/increase over a window would drop the first push and
 // extrapolate (+52% at p99, measured).
 package metrics
 

@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // These tests run the real k6 (hack/k6.sh) against a target on 127.0.0.1, remote-writing
@@ -17,6 +18,7 @@ import (
 // end-of-test summary of the same run.
 
 func TestTrialMatchesK6Summary(t *testing.T) {
+	testenv.Long(t)
 	target := newTarget(t)
 	const rate = 1000
 	p := targetPlan(t, target.URL, "single", rate, time.Second, 3*time.Second)
@@ -65,6 +67,7 @@ func TestTrialMatchesK6Summary(t *testing.T) {
 }
 
 func TestTwoRunnersMerge(t *testing.T) {
+	testenv.Long(t)
 	target := newTarget(t)
 	p := targetPlan(t, target.URL, "two-runners", 500, time.Second, 3*time.Second)
 	a, b := startK6(t, p, "a", true), startK6(t, p, "b", true)
@@ -112,6 +115,7 @@ func TestTwoRunnersMerge(t *testing.T) {
 }
 
 func TestLoadRefusesMissingData(t *testing.T) {
+	testenv.Long(t)
 	r := newTestReader(t)
 	now := time.Now()
 	q := TrialQuery{TestID: "never-ran", Start: now.Add(-time.Minute), End: now}

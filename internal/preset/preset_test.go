@@ -47,7 +47,7 @@ func TestParseErrors(t *testing.T) {
 		name, edit, dir, want string
 	}{
 		{"unknown field", "image: x\nimages: y", "go-nethttp", `unknown field "images"`},
-		{"unknown nested field", "local:\n  install: hack/targets/go.sh\n  start: [a]\n  strat: [b]", "go-nethttp", `unknown field "strat"`},
+		{"unknown nested field", "local:\n  install: hack/targets/go.sh\n  start: [a]\n  strat: [b]", "go-nethttp", `unknown field "strat"`}, //nolint:misspell // the misspelt key is the input
 		{"name differs from folder", "", "other", `must equal its folder name "other"`},
 		{"unknown endpoint", "endpoints: [ping, pong]", "go-nethttp", `unknown endpoint "pong"`},
 		{"duplicate endpoint", "endpoints: [ping, ping]", "go-nethttp", `"ping" is listed twice`},

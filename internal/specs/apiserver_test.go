@@ -21,6 +21,7 @@ import (
 // strict field validation: a field that does not exist in the Kubernetes, CloudNativePG or
 // k6-operator schema (or a wrong type) fails the create instead of being dropped.
 func TestObjectsAreAcceptedByTheAPIServer(t *testing.T) {
+	testenv.Long(t)
 	root := testenv.Root()
 	crds := filepath.Join(root, "bin", "crds")
 	if _, err := os.Stat(filepath.Join(crds, "cloudnative-pg")); err != nil {

@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultK6Image is the k6 the load generators run: the version the script and the
-// measurement notes in DESIGN.md were verified with.
+// figures of docs/sizing.md were measured with.
 const DefaultK6Image = "grafana/k6:1.8.1"
 
 // DefaultPrometheusRemoteWriteURL is the service prometheus-operator puts in front of every

@@ -61,7 +61,7 @@ func encodeSeries(s Series) []byte {
 		var sm []byte
 		sm = binary.AppendUvarint(sm, 1<<3|1) // value = 1, fixed64
 		sm = binary.LittleEndian.AppendUint64(sm, math.Float64bits(p.V))
-		sm = binary.AppendUvarint(sm, 2<<3|0) // timestamp = 2, varint (ms)
+		sm = binary.AppendUvarint(sm, 2<<3|0) //nolint:staticcheck // SA4016: field 2, wire type 0 (varint): timestamp in ms
 		sm = binary.AppendUvarint(sm, uint64(p.At.UnixMilli()))
 		b = appendBytes(b, 2, sm)
 	}

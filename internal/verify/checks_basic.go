@@ -120,7 +120,8 @@ func requestWithClose(ctx context.Context, host string, timeout time.Duration) e
 		if errors.Is(err, errTooLarge) {
 			return fmt.Errorf("the server sent more bytes after the response")
 		}
-		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
 			return fmt.Errorf("the server kept the connection open for %s", timeout)
 		}
 		if err == nil {

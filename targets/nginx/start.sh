@@ -1,6 +1,7 @@
 #!/bin/sh
 # Renders nginx.conf from the environment into a prefix of its own and execs nginx in the
 # foreground, so the measured process tree is nginx alone. Works as root and as any user.
+# shellcheck disable=SC2015  # A && B || C here means "fail unless both hold": C runs when A or B fails
 set -eu
 PORT=${PORT:-8080}
 WORKERS=${WORKERS:-1}
@@ -11,7 +12,10 @@ is_int "$PORT" && [ "$PORT" -ge 1 ] && [ "$PORT" -le 65535 ] ||
 # An IPv4 address: four numbers 0..255 (it goes into nginx.conf, so nothing else gets through).
 is_ipv4() {
   case $1 in *[!0-9.]* | .* | *. | *..*) return 1 ;; esac
-  old_ifs=$IFS; IFS=.; set -- $1; IFS=$old_ifs
+  old_ifs=$IFS; IFS=.
+  # shellcheck disable=SC2086  # split on the dots (IFS=.)
+  set -- $1
+  IFS=$old_ifs
   [ $# -eq 4 ] || return 1
   for n; do [ ${#n} -le 3 ] && [ "$n" -le 255 ] || return 1; done
 }
@@ -28,6 +32,7 @@ mkdir -p "$prefix/tmp"
 sed -e "s|@PREFIX@|$prefix|g" -e "s|@HOST@|$HOST|g" -e "s|@PORT@|$PORT|g" -e "s|@WORKERS@|$WORKERS|g" \
   "$here/nginx.conf.in" > "$prefix/nginx.conf"
 # As many connections as the hard limit allows (the seeds use up to 10,000 connections).
+# shellcheck disable=SC3045  # dash and busybox sh have ulimit -H and -n; a shell without them fails quietly
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 # -e stderr: no attempt to open /var/log/nginx before the configuration is read.
 exec nginx -p "$prefix" -c "$prefix/nginx.conf" -e stderr -g 'daemon off;'

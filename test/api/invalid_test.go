@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // base is a valid run that every case below breaks in exactly one way.
@@ -78,8 +80,6 @@ func both(fs ...func(map[string]any)) func(map[string]any) {
 		}
 	}
 }
-
-var yes = true
 
 var invalidCases = []invalidCase{
 	{"bad metadata name", set("metadata.name", "Bad_Name"), "metadata.name"},
@@ -158,6 +158,7 @@ var invalidCases = []invalidCase{
 // Each invalid run is refused by the API server with a message naming the field, and
 // gauntlet validate gives the same verdict naming the same field.
 func TestInvalidRunsAreRefused(t *testing.T) {
+	testenv.Long(t)
 	if len(invalidCases) < 30 {
 		t.Fatalf("want at least 30 invalid cases, have %d", len(invalidCases))
 	}
@@ -199,6 +200,7 @@ func TestInvalidRunsAreRefused(t *testing.T) {
 
 // The base itself must pass both, or every case above proves nothing.
 func TestBaseRunIsValid(t *testing.T) {
+	testenv.Long(t)
 	obj := map[string]any{}
 	if err := yaml.Unmarshal([]byte(base), &obj); err != nil {
 		t.Fatal(err)

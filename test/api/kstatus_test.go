@@ -9,12 +9,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A run no operator has written yet is InProgress to kstatus (Flux's health checks), not
 // Current: the API server gives it status.observedGeneration 0 against generation 1. Flux
 // checks a run's health right after applying it, before the operator's first pass.
 func TestNewRunIsInProgressForFlux(t *testing.T) {
+	testenv.Long(t)
 	created := createBase(t, newNamespace(t))
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(benchv1.GroupVersion.WithKind("BenchmarkRun"))

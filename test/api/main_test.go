@@ -5,6 +5,7 @@ package api
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -23,6 +24,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that need what the setup starts call testenv.Long
+		os.Exit(m.Run())
+	}
 	os.Exit(run(m))
 }
 
@@ -32,7 +37,11 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer env.Stop()
+	defer func() {
+		if err := env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the API server:", err)
+		}
+	}()
 	if validator, err = validation.New(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

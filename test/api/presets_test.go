@@ -18,6 +18,7 @@ import (
 // The CRD's enums of presets and workloads are written as markers; they must name exactly the
 // target folders and catalogue entries that exist, or the API would accept what cannot run.
 func TestEnumsMatchTargetsAndCatalogue(t *testing.T) {
+	testenv.Long(t)
 	var def apiextensionsv1.CustomResourceDefinition
 	if err := yaml.Unmarshal(crd.BenchmarkRun, &def); err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestEnumsMatchTargetsAndCatalogue(t *testing.T) {
 // The CEL rule that requires spec.database lists the db workloads by name; it must agree with
 // the catalogue's NeedsDatabase for every entry.
 func TestDatabaseRuleMatchesCatalogue(t *testing.T) {
+	testenv.Long(t)
 	for _, name := range workload.Names() {
 		w, _ := workload.Lookup(name)
 		doc := validator.Validate(context.Background(), []byte(`

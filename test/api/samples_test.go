@@ -19,6 +19,7 @@ import (
 
 // Every shipped sample must be accepted by the API server and by gauntlet validate.
 func TestSamplesAreAccepted(t *testing.T) {
+	testenv.Long(t)
 	var files []string
 	for _, pattern := range []string{"config/samples/*.yaml", "examples/*.yaml"} {
 		m, _ := filepath.Glob(filepath.Join(testenv.Root(), pattern))

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // restClient talks to the gauntlet.dev/v1alpha1 API directly, for what the typed client
@@ -49,6 +50,7 @@ func createBase(t *testing.T, ns string) *benchv1.BenchmarkRun {
 // columns. Targets and capacities (up to 2,048 and 512 characters) are priority 1, shown by
 // -o wide only, so the default table fits a terminal.
 func TestPrinterColumns(t *testing.T) {
+	testenv.Long(t)
 	ns := newNamespace(t)
 	run := createBase(t, ns)
 	run.Status = benchv1.BenchmarkRunStatus{
@@ -100,6 +102,7 @@ func TestPrinterColumns(t *testing.T) {
 
 // Short names br and bench resolve through discovery, as kubectl uses them.
 func TestShortNames(t *testing.T) {
+	testenv.Long(t)
 	dc, err := discovery.NewDiscoveryClientForConfig(env.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -121,6 +124,7 @@ func TestShortNames(t *testing.T) {
 
 // Before a run starts its spec may change; once status.startedAt is set it may not.
 func TestSpecImmutableOnceStarted(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	run := createBase(t, newNamespace(t))
 

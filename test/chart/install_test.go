@@ -30,6 +30,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 const namespace = "gauntlet-system"
@@ -40,6 +41,7 @@ const namespace = "gauntlet-system"
 // this tree with the arguments of the installed Deployment, authenticated as the chart's
 // ServiceAccount (so the chart's RBAC is what it runs with), and watches it reconcile a sample.
 func TestHelmInstallIntoEnvtest(t *testing.T) {
+	testenv.Long(t)
 	crds, err := tool("crds.sh")
 	if err != nil {
 		t.Fatal(err)

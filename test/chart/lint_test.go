@@ -9,9 +9,12 @@ import (
 	"testing"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 func TestHelmLintStrict(t *testing.T) {
+	testenv.Long(t)
 	if out, err := helm(t, "lint", "--strict", chartDir); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -21,6 +24,7 @@ func TestHelmLintStrict(t *testing.T) {
 // prometheus-operator (so the ServiceMonitor is in) and validates every object, the CRDs
 // included, with kubeconform against the schemas of a real kube-apiserver.
 func TestTemplateValidatesWithKubeconform(t *testing.T) {
+	testenv.Long(t)
 	manifests, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "gauntlet-system",
 		"--include-crds", "--api-versions", "monitoring.coreos.com/v1")
 	if err != nil {
@@ -38,6 +42,7 @@ func TestTemplateValidatesWithKubeconform(t *testing.T) {
 // TestKubeconformSchemasAreStrict: the generated schemas refuse a misspelt field, so a chart
 // template with a typo cannot pass the test above.
 func TestKubeconformSchemasAreStrict(t *testing.T) {
+	testenv.Long(t)
 	bad := `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: x}
@@ -57,6 +62,7 @@ spec:
 // TestSamplesValidateAgainstTheCRDSchema: the BenchmarkRun samples pass the CRD's own
 // openAPIV3Schema (as the API server publishes it), and a run with a wrong type does not.
 func TestSamplesValidateAgainstTheCRDSchema(t *testing.T) {
+	testenv.Long(t)
 	samples, err := filepath.Glob(filepath.Join(root, "config", "samples", "*.yaml"))
 	if err != nil || len(samples) == 0 {
 		t.Fatalf("no samples (%v)", err)
@@ -90,6 +96,7 @@ spec:
 // TestBadValuesRefusedWithTheirPath: values.schema.json refuses each bad value at render
 // time, naming where it is.
 func TestBadValuesRefusedWithTheirPath(t *testing.T) {
+	testenv.Long(t)
 	cases := []struct {
 		name string
 		args []string
@@ -130,6 +137,7 @@ func TestBadValuesRefusedWithTheirPath(t *testing.T) {
 // ServiceMonitor only where prometheus-operator is served, one dashboard ConfigMap per JSON
 // file dropped into dashboards/.
 func TestTemplateContents(t *testing.T) {
+	testenv.Long(t)
 	plain, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench",
 		"--set", "presetImages.go-nethttp=registry.example/go:1", "--set", "k6.image=registry.example/k6:1")
 	if err != nil {

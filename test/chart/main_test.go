@@ -7,6 +7,7 @@ package chart
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,6 +29,10 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that need what the setup starts call testenv.Long
+		os.Exit(m.Run())
+	}
 	ctrl.SetLogger(logr.Discard())
 	var err error
 	if helmBin, err = tool("tools.sh", "helm"); err == nil {

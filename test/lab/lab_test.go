@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // kubeVersion is the Kubernetes the lab builds (hack/lab/versions.sh).
@@ -29,15 +30,10 @@ type lab struct {
 	dyn    dynamic.Interface
 }
 
-func repoRoot(t *testing.T) string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
-
 // TestLab brings the lab up, runs every check against it, brings it down and compares
 // the machine with what it was before.
 func TestLab(t *testing.T) {
-	root := repoRoot(t)
+	root := testenv.Root()
 	if _, err := os.Stat("/run/gauntlet-lab.owner"); err == nil {
 		owner, _ := os.ReadFile("/run/gauntlet-lab.owner")
 		t.Fatalf("a lab is already running (from %s): this tier starts and stops its own; run make lab-down first",

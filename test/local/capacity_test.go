@@ -16,6 +16,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // waitMicros makes go-nethttp serve one request at a time, each waiting 4 ms
@@ -126,6 +127,7 @@ func placement(t *testing.T) (generator, target []int) {
 // 225/s against wrk's 207 and 213 (High and Medium confidence); with 5 s for both the answer
 // sat 4.5% under wrk's median, near the band's lower edge.
 func TestCapacitySearchFindsAKnownCapacity(t *testing.T) {
+	testenv.Long(t)
 	gen, tgt := placement(t)
 	measure := func() []float64 { return wrkRounds(t, gen, tgt, "/api/ping", 3, "EXTRA_WAIT_MICROS="+waitMicros) }
 	before := measure()
@@ -192,6 +194,7 @@ spec:
 // A target far faster than the load generator: the generator saturates first, and the
 // search reports a lower bound, never a capacity the generator produced.
 func TestGeneratorSaturatedSearchIsALowerBound(t *testing.T) {
+	testenv.Long(t)
 	gen, tgt := placement(t)
 	measure := func() []float64 { return wrkRounds(t, gen, tgt, "/api/ping", 2) }
 	before := measure()

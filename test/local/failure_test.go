@@ -12,11 +12,13 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // Ctrl-C in the middle of a run with PostgreSQL and PgBouncer up: every process stops, the
 // status says Interrupted and keeps the trial already measured.
 func TestInterruptWritesPartialStatus(t *testing.T) {
+	testenv.Long(t)
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: interrupted}
@@ -68,6 +70,7 @@ spec:
 // A target killed mid-trial fails that trial with its exit and output; the run goes on,
 // restarting it for the next repetition.
 func TestTargetCrashFailsOnlyItsTrial(t *testing.T) {
+	testenv.Long(t)
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: crash}
@@ -105,6 +108,7 @@ spec:
 // Inputs the local mode refuses, each with an error that names what to fix and exit status
 // 2 (Usage); a missing k6 is the machine's, not the input's: 1 (Error). Nothing starts.
 func TestRefusals(t *testing.T) {
+	testenv.Long(t)
 	base := func(target, load string) string {
 		return "apiVersion: gauntlet.dev/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: refused}\nspec:\n" +
 			"  targets: [" + target + "]\n  scenarios: [{name: ping, workload: ping}]\n  load: " + load + "\n"

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // While a run is up (PostgreSQL, PgBouncer and two targets, a compiled one and a Python one
 // on uvicorn), every socket its processes listen on is on 127.0.0.1, none on 0.0.0.0 or
 // ::; run as root, the targets' processes are not root, PostgreSQL's and PgBouncer's neither.
 func TestRunListensOnLoopbackOnlyAndDropsRoot(t *testing.T) {
+	testenv.Long(t)
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: isolated}

@@ -5,11 +5,12 @@ package local_test
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 var (
@@ -30,11 +32,16 @@ var (
 
 const prSetChildSubreaper = 36
 
-func TestMain(m *testing.M) { os.Exit(runMain(m)) }
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that need what the setup starts call testenv.Long
+		os.Exit(m.Run())
+	}
+	os.Exit(runMain(m))
+}
 
 func runMain(m *testing.M) int {
-	_, file, _, _ := runtime.Caller(0)
-	repoRoot = filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	repoRoot = testenv.Root()
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		fmt.Fprintln(os.Stderr, "test/local: prctl(PR_SET_CHILD_SUBREAPER):", errno)
 		return 1
@@ -99,12 +106,18 @@ func (c *cli) wait(t *testing.T, timeout time.Duration) int {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- c.cmd.Wait() }()
+	var err error
 	select {
-	case <-done:
+	case err = <-done:
 	case <-time.After(timeout):
 		_ = c.cmd.Process.Kill()
-		<-done
-		t.Fatalf("gauntlet did not exit within %s", timeout)
+		err = <-done
+		t.Fatalf("gauntlet did not exit within %s (killed: %v)", timeout, err)
+	}
+	// An exit status is the caller's to judge; any other error is the wait's own.
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("waiting for gauntlet: %v", err)
 	}
 	assertNoLeftovers(t)
 	return c.cmd.ProcessState.ExitCode()

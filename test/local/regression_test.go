@@ -18,6 +18,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // primesPath is a CPU-bound request for go-nethttp (trial division up to n), about 1 ms of CPU.
@@ -119,6 +120,7 @@ func p50s(run *benchv1.BenchmarkRun) []int64 {
 // from results folders and exits 3 on the regression; NoChange-against-NoChange verdicts
 // drawn from the real repetitions rarely claim a change (the false-positive rate, printed).
 func TestRegressionVerdicts(t *testing.T) {
+	testenv.Long(t)
 	_, tgt := placement(t)
 	cost := cpuPerRequest(t, tgt)
 	extra := cost.Microseconds() / 5

@@ -13,11 +13,13 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A real run of two targets, two repetitions, seconds long: every figure is there, in
 // order, at the offered rate, and nothing is left running.
 func TestRunTwoTargets(t *testing.T) {
+	testenv.Long(t)
 	const rate = 200
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
 kind: BenchmarkRun
@@ -112,6 +114,7 @@ spec:
 // A rate far beyond what k6 drives on this machine: the row is flagged invalid, so the
 // figure is never passed off as the target's. --scale is recorded where it was applied.
 func TestGeneratorBoundRowIsInvalid(t *testing.T) {
+	testenv.Long(t)
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: generator-bound}

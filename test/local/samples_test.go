@@ -17,6 +17,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A sample document carries its own shortening for this tier in comments, so a reader of the
@@ -123,9 +124,7 @@ func repetitionsOf(args []string) int {
 
 func splitList(s string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		out = append(out, f)
-	}
+	out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })...)
 	return out
 }
 
@@ -134,6 +133,7 @@ func splitList(s string) []string {
 // sample allows. The seed whose finding is errors (001, transaction pooling) must show them
 // on exactly the targets it names.
 func TestSamples(t *testing.T) {
+	testenv.Long(t)
 	docs := sampleDocs(t)
 	if len(docs) < 8 {
 		t.Fatalf("found %d sample documents, want every document of config/samples and examples", len(docs))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // The wire capture sees exactly the requests k6 measured, with and without keep-alive: on
@@ -14,6 +15,7 @@ import (
 // which has no generator in it, is below k6's. The row's latency of record is then the
 // wire's, and k6 and the target ran on disjoint CPUs.
 func TestWireMatchesK6(t *testing.T) {
+	testenv.Long(t)
 	if os.Geteuid() != 0 {
 		t.Fatal("this test needs root (the packet capture); CI and sessions run as root")
 	}

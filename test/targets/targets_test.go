@@ -1,17 +1,17 @@
 // Package targets_test runs every target under targets/ on this machine against a real
-// PostgreSQL and PgBouncer and checks it against the contract (test tier 3 of DESIGN.md).
+// PostgreSQL and PgBouncer and checks it against the contract (the targets tier of docs/testing.md).
 //
 //	go test ./test/targets/ -v -timeout 40m
 package targets_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +20,7 @@ import (
 
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
 )
 
@@ -36,12 +37,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() { // the tests that need what the setup starts call testenv.Long
+		os.Exit(m.Run())
+	}
 	os.Exit(runMain(m))
 }
 
 func runMain(m *testing.M) int {
-	_, file, _, _ := runtime.Caller(0)
-	repoRoot = filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	repoRoot = testenv.Root()
 	ctx := context.Background()
 	var err error
 	pg, err = local.StartPostgres(ctx, local.PostgresOptions{Ports: ports,
@@ -75,6 +79,7 @@ func stop(name string, f func() error) {
 // TestTargets checks every targets/*/target.yaml in turn: install, start with WORKERS=2,
 // verify every endpoint it lists, 1,000 sequential requests without an error, clean stop.
 func TestTargets(t *testing.T) {
+	testenv.Long(t)
 	presets, err := preset.LoadAll(filepath.Join(repoRoot, "targets"))
 	if err != nil {
 		t.Fatal(err)
@@ -191,6 +196,7 @@ func clip(b []byte) string {
 // prepare statements server-side fail behind PgBouncer in transaction mode, and work once
 // DB_PREPARED=off turns that off.
 func TestPreparedStatementsBehindTransactionPooler(t *testing.T) {
+	testenv.Long(t)
 	for _, name := range []string{"python-fastapi", "go-nethttp"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := preset.Load(filepath.Join(repoRoot, "targets", name))
