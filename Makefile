@@ -4,7 +4,7 @@
 SHELL := /usr/bin/env bash
 .SHELLFLAGS := -euo pipefail -c
 GO_TEST_TIMEOUT ?= 40m
-# make reproductions: repetitions of every sample row, so each claim has a spread (reproductions.md, "How a claim is decided").
+# make reproductions: repetitions of every sample row, so each claim has a spread (docs/reproductions.md, "How a claim is decided").
 REPRO_REPETITIONS ?= 3
 # One set of Go build flags for the tests, the lab's binaries and its images (static, as the
 # images ship them): what the tests compiled, the lab's builds take from the build cache.

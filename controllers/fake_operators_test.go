@@ -80,8 +80,6 @@ type runnerPod struct{ namespace, name string }
 type k6Runner struct {
 	started time.Time
 	exit    chan int32
-	code    int32
-	done    bool
 	killed  bool // a runner was OOM-killed (oomKillAfter)
 }
 

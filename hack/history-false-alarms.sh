@@ -31,5 +31,5 @@ done
 code=0
 "$dir/gauntlet" history "$dir/runs" || code=$?
 alarms=$("$dir/gauntlet" history "$dir/runs" 2>/dev/null | grep -cE ' (Slower|Faster)( NEW)?$' || true)
-echo "exit status $code; $alarms change point(s) over $(ls "$dir/runs" | wc -l) unchanged runs: each a false alarm"
+echo "exit status $code; $alarms change point(s) over $(find "$dir/runs" -mindepth 1 -maxdepth 1 | wc -l) unchanged runs: each a false alarm"
 echo "runs and logs in $dir"

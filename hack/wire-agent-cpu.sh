@@ -32,7 +32,7 @@ ip addr add 10.232.0.1/30 dev "$HOST"; ip link set "$HOST" up
 ip -n "$NS" addr add 10.232.0.2/30 dev "$PEER"; ip -n "$NS" link set "$PEER" up; ip -n "$NS" link set lo up
 ip netns exec "$NS" "$tmp/gauntlet" null-responder --listen 10.232.0.2:8080 & pids+=($!)
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/token"
-"$tmp/gauntlet" wire-agent --listen 127.0.0.1:19477 --token-file "$tmp/token" & agent=$!; pids+=($agent)
+"$tmp/gauntlet" wire-agent --listen 127.0.0.1:19477 --token-file "$tmp/token" & agent=$!; pids+=("$agent")
 auth="Authorization: Bearer $(cat "$tmp/token")"
 for _ in $(seq 50); do curl -fsS http://127.0.0.1:19477/healthz >/dev/null 2>&1 && curl -fsS http://10.232.0.2:8080/ >/dev/null 2>&1 && break; sleep 0.1; done
 cpu() { awk '{print $14+$15}' "/proc/$agent/stat"; }

@@ -127,7 +127,7 @@ func TestRegressionFoundAtItsRun(t *testing.T) {
 func TestDirectionsAndAge(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 24 {
-		p50, capacity := int64(500), int32(1000+int32(jitter[i%len(jitter)]))
+		p50, capacity := int64(500), 1000+int32(jitter[i%len(jitter)])
 		switch {
 		case i >= 6 && i < 20:
 			p50 = 700 // slower from run 6: old

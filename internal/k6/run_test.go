@@ -203,7 +203,7 @@ func TestRedirectsAreErrorsNotFollowed(t *testing.T) {
 	if res.Requests < 20 || res.Errors != res.Requests || res.ErrorRate != 1 {
 		t.Errorf("requests %d, errors %d (rate %v): every redirected request must count as an error", res.Requests, res.Errors, res.ErrorRate)
 	}
-	if int64(srv.Requests()) < res.Requests {
+	if srv.Requests() < res.Requests {
 		t.Errorf("the target read %d requests, k6 counted %d measured", srv.Requests(), res.Requests)
 	}
 }

@@ -84,7 +84,7 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	if err := CheckLimits(false); err != nil {
 		t.Errorf("CheckLimits says no where the limits were applied: %v", err)
 	}
-	defer l.finish(run)
+	defer func() { _ = l.finish(run) }()
 	cpus, err := cpuset.Available()
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.Stop(syscall.SIGKILL, time.Second)
+	defer func() { _ = p.Stop(syscall.SIGKILL, time.Second) }()
 	procs, err := g.Procs()
 	if err != nil || len(procs) != 1 || procs[0] != p.Pid() {
 		t.Errorf("group holds %v (%v), want [%d]", procs, err, p.Pid())

@@ -92,7 +92,9 @@ func Listeners(pids []int) ([]Listener, error) {
 		if err != nil {
 			continue
 		}
-		for _, table := range []func() (procfs.NetTCP, error){ns.NetTCP, ns.NetTCP6} {
+		// /proc/<pid>/net is the process's own namespace's table; sock_diag over netlink, which
+		// procfs points to instead, would need that namespace entered.
+		for _, table := range []func() (procfs.NetTCP, error){ns.NetTCP, ns.NetTCP6} { //nolint:staticcheck // see above
 			rows, err := table()
 			if err != nil {
 				continue // no IPv6 in this kernel, or exited

@@ -126,7 +126,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 	t := &Target{Name: p.Name, Port: port, URL: "http://127.0.0.1:" + strconv.Itoa(port)}
 	defer func() {
 		if err != nil {
-			t.removeFolders()
+			_ = t.removeFolders()
 		}
 	}()
 	dir := p.Dir

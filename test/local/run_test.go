@@ -12,8 +12,8 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
-	"github.com/gauntlet-bench/gauntlet/internal/transform"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
+	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
 // A real run of two targets, two repetitions, seconds long: every figure is there, in
