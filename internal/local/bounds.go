@@ -20,7 +20,7 @@ const LocalMaxVUs = 40_000
 
 // LocalWorkersPerCPU bounds the worker processes of all targets together (every target
 // runs from the start of the run to its end): this many per CPU of the machine.
-const LocalWorkersPerCPU = 4
+const LocalWorkersPerCPU = 16
 
 // CheckResources lists, with their field paths, the load points and workers that would
 // exhaust this machine (cpus CPUs) in the local mode. Search steps are checked per trial

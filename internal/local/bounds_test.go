@@ -34,7 +34,7 @@ func TestCheckResourcesNamesTheField(t *testing.T) {
 		{"rate of ten million", spec(benchv1.Load{Rates: []int32{100, 10_000_000}}), []string{"spec.load.rates[1]", "1000000 k6 VUs"}},
 		{"a million connections", spec(benchv1.Load{Connections: []int32{1_000_000}}), []string{"spec.load.connections[0]"}},
 		{"maxVUs", spec(benchv1.Load{Rates: []int32{100}, MaxVUs: ptr.To[int32](100_000)}), []string{"spec.load.maxVUs", "spec.load.rates[0]"}},
-		{"32 targets x 256 workers", spec(benchv1.Load{Rates: []int32{100}}, many...), []string{"spec.targets[*].workers", "8192 worker processes across 32 targets", "64 (4 per CPU of this machine's 16)"}},
+		{"32 targets x 256 workers", spec(benchv1.Load{Rates: []int32{100}}, many...), []string{"spec.targets[*].workers", "8192 worker processes across 32 targets", "256 (16 per CPU of this machine's 16)"}},
 	}
 	for _, c := range cases {
 		errs := CheckResources(c.spec, 16)

@@ -62,6 +62,9 @@ func limitsError(err error) error {
 // the target's processes start in the group it returns (nil under --no-limits). cpus are
 // the target side's pinned CPUs: a limit above them cannot be reached, and the status says so.
 func (l *limits) add(run *benchv1.BenchmarkRun, t benchv1.Target, cpus []int) (*cgroups.Group, error) {
+	if g, ok := l.groups[t.Name]; ok {
+		return g, nil // a target restarted after a crash goes back into its own group
+	}
 	// As in a cluster, where the API's defaults become the container's limits.
 	cpu, mem := t.Resources.CPUOrDefault(), t.Resources.MemoryOrDefault()
 	want := cgroups.Limits{MilliCPU: cpu.MilliValue(), MemoryBytes: mem.Value()}
