@@ -29,16 +29,17 @@ manifests: ## Generate the CRD and RBAC from the markers in api/ and controllers
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=gauntlet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	mkdir -p charts/gauntlet/dashboards && rm -f charts/gauntlet/dashboards/*.json && cp dashboards/*.json charts/gauntlet/dashboards/
-	# The chart carries the same CRDs and manager rules (test/chart fails when they drift).
-	rm -f charts/gauntlet/crds/*.yaml
-	cp config/crd/bases/*.yaml charts/gauntlet/crds/
+	# The chart carries the same CRDs and manager rules (test/chart fails when they drift);
+	# templates/crds.yaml renders every file of files/crds/, so helm upgrade updates them.
+	mkdir -p charts/gauntlet/files/crds && rm -f charts/gauntlet/files/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/gauntlet/files/crds/
 	cp config/rbac/role.yaml charts/gauntlet/files/manager-role.yaml
 
 generate: ## Generate deepcopy functions.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 verify-generated: manifests generate ## Fail when generated files are stale.
-	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards charts/gauntlet/crds charts/gauntlet/files)" ]]; then \
+	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards charts/gauntlet/files)" ]]; then \
 	  git status --porcelain -- api config charts/gauntlet; git --no-pager diff --stat -- api config charts/gauntlet; \
 	  echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; fi
 
