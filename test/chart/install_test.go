@@ -121,6 +121,10 @@ func TestHelmInstallIntoEnvtest(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Name: "benchmarkruns.gauntlet.dev"}, crd); err != nil {
 		t.Fatalf("helm install did not create the BenchmarkRun CRD: %v", err)
 	}
+	if crd.GetAnnotations()["helm.sh/resource-policy"] != "keep" || crd.GetLabels()["app.kubernetes.io/managed-by"] != "Helm" {
+		t.Errorf("the BenchmarkRun CRD is not a release object kept on uninstall: annotations %v, labels %v", crd.GetAnnotations(), crd.GetLabels())
+	}
+	checkDefaultRolesAggregate(ctx, t, env, c)
 
 	deploy := &appsv1.Deployment{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "gauntlet-manager"}, deploy); err != nil {
