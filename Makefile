@@ -17,7 +17,7 @@ deps lint verify-generated: export GOGC := $(BUILD_GOGC)
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all build test lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
+.PHONY: release-snapshot all build test lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
 
 all: build
 
@@ -111,6 +111,9 @@ reproductions: ## Run every sample as the samples tier does, REPRO_REPETITIONS (
 bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethttp (minutes; pinned cores). BENCH_ARGS=-h for options.
 	hack/k6.sh >/dev/null
 	go run ./hack/bench-generator $(BENCH_ARGS)
+
+release-snapshot: ## Build every binary of a CLI release (.goreleaser.yaml: linux and darwin, amd64 and arm64) into dist/, without publishing.
+	GOGC=$(BUILD_GOGC) "$$(hack/tools.sh goreleaser)" build --snapshot --clean
 
 images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override).
 	command -v docker >/dev/null || { echo "make images needs Docker with buildx (there is no Docker engine on the dev machines; CI builds them)"; exit 1; }
