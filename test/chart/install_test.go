@@ -131,7 +131,7 @@ func TestHelmInstallIntoEnvtest(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkRestricted(ctx, t, c, deploy)
-	runManager(ctx, t, env, c, deploy)
+	runManager(ctx, t, env, c, deploy, "default")
 }
 
 func loadChart(t *testing.T) chart.Charter {
@@ -219,7 +219,7 @@ func checkRestricted(ctx context.Context, t *testing.T, c client.Client, d *apps
 // (only --targets-dir points at the tree's targets/ instead of the image's /targets),
 // authenticated as the chart's ServiceAccount, and checks it reconciles the quickstart sample
 // with the chart's images.
-func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c client.Client, d *appsv1.Deployment) {
+func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c client.Client, d *appsv1.Deployment, runNamespace string) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "manager")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "manager")).CombinedOutput(); err != nil {
@@ -268,7 +268,7 @@ func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c c
 
 	sample := &benchv1.BenchmarkRun{}
 	readYAML(t, filepath.Join(root, "config", "samples", "quickstart.yaml"), sample)
-	sample.Namespace = "default"
+	sample.Namespace = runNamespace
 	if err := c.Create(ctx, sample); err != nil {
 		t.Fatal(err)
 	}
