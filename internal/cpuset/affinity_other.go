@@ -7,9 +7,9 @@ import (
 	"os/exec"
 )
 
-// errNoAffinity: CPU affinity is Linux's (sched_setaffinity); elsewhere the CLI builds for
-// cluster runs, and the local mode, which pins k6 and the targets apart, refuses to start.
-var errNoAffinity = errors.New("pinning processes to CPUs needs Linux (the local mode runs on Linux only)")
+// errNoAffinity: CPU affinity is Linux's (sched_setaffinity). Elsewhere the local mode runs
+// k6 and the targets unpinned, and its placement status says why.
+var errNoAffinity = errors.New("pinning processes to CPUs needs Linux")
 
 // Available is the CPUs this process may run on: unknown off Linux.
 func Available() ([]int, error) { return nil, errNoAffinity }
