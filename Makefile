@@ -17,7 +17,7 @@ deps lint verify-generated: export GOGC := $(BUILD_GOGC)
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
+.PHONY: release-snapshot all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
 
 all: build
 
@@ -32,16 +32,17 @@ manifests: ## Generate the CRD and RBAC from the markers in api/ and controllers
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=gauntlet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	mkdir -p charts/gauntlet/dashboards && rm -f charts/gauntlet/dashboards/*.json && cp dashboards/*.json charts/gauntlet/dashboards/
-	# The chart carries the same CRDs and manager rules (test/chart fails when they drift).
-	rm -f charts/gauntlet/crds/*.yaml
-	cp config/crd/bases/*.yaml charts/gauntlet/crds/
+	# The chart carries the same CRDs and manager rules (test/chart fails when they drift);
+	# templates/crds.yaml renders every file of files/crds/, so helm upgrade updates them.
+	mkdir -p charts/gauntlet/files/crds && rm -f charts/gauntlet/files/crds/*.yaml
+	cp config/crd/bases/*.yaml charts/gauntlet/files/crds/
 	cp config/rbac/role.yaml charts/gauntlet/files/manager-role.yaml
 
 generate: ## Generate deepcopy functions.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
 verify-generated: manifests generate ## Fail when generated files are stale.
-	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards charts/gauntlet/crds charts/gauntlet/files)" ]]; then \
+	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards charts/gauntlet/files)" ]]; then \
 	  git status --porcelain -- api config charts/gauntlet; git --no-pager diff --stat -- api config charts/gauntlet; \
 	  echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; fi
 
@@ -112,6 +113,9 @@ reproductions: ## Run every sample as the samples tier does, REPRO_REPETITIONS (
 bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethttp (minutes; pinned cores). BENCH_ARGS=-h for options.
 	hack/k6.sh >/dev/null
 	go run ./hack/bench-generator $(BENCH_ARGS)
+
+release-snapshot: ## Build every binary of a CLI release (.goreleaser.yaml: linux and darwin, amd64 and arm64) into dist/, without publishing.
+	GOGC=$(BUILD_GOGC) "$$(hack/tools.sh goreleaser)" build --snapshot --clean
 
 images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override).
 	command -v docker >/dev/null || { echo "make images needs Docker with buildx (there is no Docker engine on the dev machines; CI builds them)"; exit 1; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the project's Go tools into bin/ at pinned versions (idempotent).
-# Usage: hack/tools.sh TOOL  (controller-gen | helm | kubeconform | golangci-lint)  -> prints the binary's path.
+# Usage: hack/tools.sh TOOL  (controller-gen | helm | kubeconform | golangci-lint | goreleaser)  -> prints the binary's path.
 # controller-gen and helm are `tool` lines of go.mod, built in the project's own module graph:
 # the tests compile the same Kubernetes and helm packages at the same versions, so a cold
 # build compiles them once (built apart, at their own pins, helm shared 31% of its sources
@@ -15,6 +15,7 @@ declare -A TOOL=(
 declare -A INSTALL=(
   [kubeconform]="github.com/yannh/kubeconform/cmd/kubeconform@v0.8.0"
   [golangci-lint]="github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0"
+  [goreleaser]="github.com/goreleaser/goreleaser/v2@v2.15.1"
 )
 tool="$1"
 cd "${ROOT}"

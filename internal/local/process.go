@@ -64,7 +64,7 @@ func Start(spec Spec) (*Process, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = groupLeader()
 	if spec.RunAs != nil {
 		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: spec.RunAs.UID, Gid: spec.RunAs.GID}
 	}

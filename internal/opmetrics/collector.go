@@ -27,6 +27,7 @@ const (
 	MetricFlag           = "gauntlet_result_flag"
 	MetricSLO            = "gauntlet_result_slo_verdict"
 	MetricRepetitions    = "gauntlet_result_repetitions"
+	MetricBaseline       = "gauntlet_result_baseline_verdict"
 )
 
 // Phases is the fixed set the phase gauge is one-hot over, in the order a run goes.
@@ -35,6 +36,11 @@ var Phases = []benchv1.Phase{benchv1.PhasePending, benchv1.PhaseProvisioning, be
 
 // Verdicts is the fixed set the SLO gauge is one-hot over.
 var Verdicts = []benchv1.Verdict{benchv1.VerdictMet, benchv1.VerdictMissed, benchv1.VerdictNone}
+
+// BaselineVerdicts is the fixed set the baseline gauge is one-hot over (rows compared with
+// spec.baseline only): alerting on regressions reads verdict="Slower".
+var BaselineVerdicts = []benchv1.RegressionVerdict{benchv1.VerdictFaster, benchv1.VerdictSlower,
+	benchv1.VerdictNoChange, benchv1.VerdictInconclusive}
 
 // FlagOther stands for a flag outside results.ValidityFlags (written by another version),
 // so the flag label stays bounded and the row still shows as flagged.
@@ -90,13 +96,15 @@ var (
 		"1 for the row's verdict against spec.slo, 0 for the others.", append(rowLabels, "verdict"), nil)
 	descRepetitions = prometheus.NewDesc(MetricRepetitions,
 		"Repetitions that succeeded and entered the medians (n).", rowLabels, nil)
+	descBaseline = prometheus.NewDesc(MetricBaseline,
+		"1 for the row's verdict against the same row of spec.baseline's run, 0 for the others.", append(rowLabels, "verdict"), nil)
 )
 
 // Describe sends every metric's description.
 func (s *Store) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPhase, descFinished, descPlanned, descLatency, descAchieved,
 		descOffered, descConnections, descErrors, descDropped, descCPU, descMemory, descCost, descValid,
-		descFlag, descSLO, descRepetitions} {
+		descFlag, descSLO, descRepetitions, descBaseline} {
 		ch <- d
 	}
 }
@@ -143,6 +151,11 @@ func collectRow(ch chan<- prometheus.Metric, r *benchv1.ResultRow, run runSnapsh
 	}
 	for _, v := range Verdicts {
 		ch <- gauge(descSLO, oneIf(verdict == v), with(string(v))...)
+	}
+	if r.Baseline != nil {
+		for _, v := range BaselineVerdicts {
+			ch <- gauge(descBaseline, oneIf(r.Baseline.Verdict == v), with(string(v))...)
+		}
 	}
 	if run.openModel {
 		ch <- gauge(descOffered, float64(r.LoadPoint), lv...)

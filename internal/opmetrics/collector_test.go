@@ -181,6 +181,27 @@ func TestMetricNamesFollowConventions(t *testing.T) {
 	}
 }
 
+// TestBaselineVerdictOnlyForComparedRows: a row compared with spec.baseline carries its
+// verdict one-hot (what the chart's regression alert reads); a row never compared has none.
+func TestBaselineVerdictOnlyForComparedRows(t *testing.T) {
+	s := NewStore()
+	run := finishedRun()
+	run.Status.Results[0].Baseline = &benchv1.Comparison{Verdict: benchv1.VerdictSlower, Metric: "p99"}
+	s.Observe(run)
+	const goRow = `load_point="1000",namespace="bench",preset="go-nethttp",run="seed-001",scenario="ping",target="go"`
+	want := `
+# HELP gauntlet_result_baseline_verdict 1 for the row's verdict against the same row of spec.baseline's run, 0 for the others.
+# TYPE gauntlet_result_baseline_verdict gauge
+gauntlet_result_baseline_verdict{` + with(goRow, `verdict="Faster"`) + `} 0
+gauntlet_result_baseline_verdict{` + with(goRow, `verdict="Inconclusive"`) + `} 0
+gauntlet_result_baseline_verdict{` + with(goRow, `verdict="NoChange"`) + `} 0
+gauntlet_result_baseline_verdict{` + with(goRow, `verdict="Slower"`) + `} 1
+`
+	if err := testutil.CollectAndCompare(s, strings.NewReader(want), MetricBaseline); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestPhaseAndProgressFollowObservations(t *testing.T) {
 	s := NewStore()
 	run := finishedRun()

@@ -44,17 +44,6 @@ type EndpointCapture struct {
 // in Dropped, and a capture with drops is not used.
 const pollInterval = 10 * time.Millisecond
 
-// EndpointResult is an EndpointCapture's figures: the Result of the chosen interface, its
-// name, and its latency histogram's buckets (so captures of several pods merge).
-type EndpointResult struct {
-	Result
-	// Other is the requests outside the measured window (warmup, probes) on that interface.
-	Other     int64
-	Interface string
-	Buckets   []Bucket
-	MaxNanos  int64
-}
-
 // StartEndpoint starts capturing ep (an IPv4 address and a port) on iface, or on every
 // interface when iface is empty.
 func StartEndpoint(ep Endpoint, iface string) (*EndpointCapture, error) {

@@ -123,13 +123,17 @@ func TestHelmInstallIntoEnvtest(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKey{Name: "benchmarkruns.gauntlet.dev"}, crd); err != nil {
 		t.Fatalf("helm install did not create the BenchmarkRun CRD: %v", err)
 	}
+	if crd.GetAnnotations()["helm.sh/resource-policy"] != "keep" || crd.GetLabels()["app.kubernetes.io/managed-by"] != "Helm" {
+		t.Errorf("the BenchmarkRun CRD is not a release object kept on uninstall: annotations %v, labels %v", crd.GetAnnotations(), crd.GetLabels())
+	}
+	checkDefaultRolesAggregate(ctx, t, env, c)
 
 	deploy := &appsv1.Deployment{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "gauntlet-manager"}, deploy); err != nil {
 		t.Fatal(err)
 	}
 	checkRestricted(ctx, t, c, deploy)
-	runManager(ctx, t, env, c, deploy)
+	runManager(ctx, t, env, c, deploy, "default")
 }
 
 func loadChart(t *testing.T) chart.Charter {
@@ -217,7 +221,7 @@ func checkRestricted(ctx context.Context, t *testing.T, c client.Client, d *apps
 // (only --targets-dir points at the tree's targets/ instead of the image's /targets),
 // authenticated as the chart's ServiceAccount, and checks it reconciles the quickstart sample
 // with the chart's images.
-func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c client.Client, d *appsv1.Deployment) {
+func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c client.Client, d *appsv1.Deployment, runNamespace string) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "manager")
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(root, "cmd", "manager")).CombinedOutput(); err != nil {
@@ -266,7 +270,7 @@ func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c c
 
 	sample := &benchv1.BenchmarkRun{}
 	readYAML(t, filepath.Join(root, "config", "samples", "quickstart.yaml"), sample)
-	sample.Namespace = "default"
+	sample.Namespace = runNamespace
 	if err := c.Create(ctx, sample); err != nil {
 		t.Fatal(err)
 	}

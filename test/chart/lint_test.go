@@ -21,18 +21,18 @@ func TestHelmLintStrict(t *testing.T) {
 }
 
 // TestTemplateValidatesWithKubeconform renders the chart as an install on a cluster with
-// prometheus-operator (so the ServiceMonitor is in) and validates every object, the CRDs
-// included, with kubeconform against the schemas of a real kube-apiserver.
+// prometheus-operator (so the ServiceMonitor and PrometheusRule are in) and validates every
+// object, the CRDs (templates, not crds/) included, with kubeconform against the schemas of a real kube-apiserver.
 func TestTemplateValidatesWithKubeconform(t *testing.T) {
 	testenv.Long(t)
 	manifests, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "gauntlet-system",
-		"--include-crds", "--api-versions", "monitoring.coreos.com/v1")
+		"--api-versions", "monitoring.coreos.com/v1", "--set", "prometheusRule.enabled=true")
 	if err != nil {
 		t.Fatal(err)
 	}
 	kinds := kubeconform(t, manifests)
 	for _, want := range []string{"CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding",
-		"Role", "RoleBinding", "Deployment", "Service", "ServiceMonitor"} {
+		"Role", "RoleBinding", "Deployment", "Service", "ServiceMonitor", "PrometheusRule"} {
 		if kinds[want] == 0 {
 			t.Errorf("helm template rendered no %s (kinds: %v)", want, kinds)
 		}
@@ -113,6 +113,15 @@ func TestBadValuesRefusedWithTheirPath(t *testing.T) {
 			[]string{"/leaderElection/enabled"}},
 		{"timeout not a duration", []string{"--set", "timeouts.targets=soon"}, []string{"/timeouts/targets"}},
 		{"unknown timeout", []string{"--set", "timeouts.trial=1m"}, []string{"/timeouts", "trial"}},
+		{"watch namespace not a name", []string{"--set", "watchNamespace=Team_A"}, []string{"/watchNamespace"}},
+		{"no reconciles", []string{"--set", "maxConcurrentReconciles=0"}, []string{"/maxConcurrentReconciles", "minimum"}},
+		{"negative kept TestRuns", []string{"--set", "keepFinishedTestRuns=-1"}, []string{"/keepFinishedTestRuns", "minimum"}},
+		{"registry list in one item", []string{"--set-json", `allowedRegistries=["a.example,b.example"]`}, []string{"/allowedRegistries/0"}},
+		{"extra arg not a flag", []string{"--set-json", `extraArgs=["zap-devel"]`}, []string{"/extraArgs/0"}},
+		{"unknown crds key", []string{"--set", "crds.kep=false"}, []string{"/crds", "kep"}},
+		{"unknown networkPolicy key", []string{"--set", "networkPolicy.enable=false"}, []string{"/networkPolicy", "enable"}},
+		{"unknown prometheusRule key", []string{"--set", "prometheusRule.enable=true"}, []string{"/prometheusRule", "enable"}},
+		{"security context not an object", []string{"--set", "securityContext=none"}, []string{"/securityContext"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,17 +14,18 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
 
-// TestCRDsInStepWithConfig: the chart's CRDs are config/crd/bases byte for byte (`make
-// manifests` copies them), none missing and none left over.
+// TestCRDsInStepWithConfig: the chart's CRDs (files/crds, which templates/crds.yaml renders)
+// are config/crd/bases byte for byte (`make manifests` copies them), none missing and none
+// left over.
 func TestCRDsInStepWithConfig(t *testing.T) {
 	want := yamlFiles(t, filepath.Join(root, "config", "crd", "bases"))
-	got := yamlFiles(t, filepath.Join(chartDir, "crds"))
+	got := yamlFiles(t, filepath.Join(chartDir, "files", "crds"))
 	if !slices.Equal(keys(want), keys(got)) {
-		t.Fatalf("charts/gauntlet/crds holds %v, config/crd/bases %v: run `make manifests`", keys(got), keys(want))
+		t.Fatalf("charts/gauntlet/files/crds holds %v, config/crd/bases %v: run `make manifests`", keys(got), keys(want))
 	}
 	for name, data := range want {
 		if !bytes.Equal(data, got[name]) {
-			t.Errorf("charts/gauntlet/crds/%s differs from config/crd/bases/%s: run `make manifests`", name, name)
+			t.Errorf("charts/gauntlet/files/crds/%s differs from config/crd/bases/%s: run `make manifests`", name, name)
 		}
 	}
 }

@@ -109,6 +109,23 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --image={{ $preset }}={{ $image }}
 {{- end }}
 - --zap-log-level={{ .Values.logLevel | default "info" }}
+{{- with .Values.watchNamespace }}
+- --watch-namespace={{ . }}
+{{- end }}
+- --max-concurrent-reconciles={{ .Values.maxConcurrentReconciles }}
+{{- if not (kindIs "invalid" .Values.keepFinishedTestRuns) }}
+- --keep-finished-testruns={{ .Values.keepFinishedTestRuns }}
+{{- end }}
+{{- with .Values.allowedRegistries }}
+- --allowed-registries={{ join "," . }}
+{{- end }}
+- --network-policy={{ .Values.networkPolicy.enabled }}
+{{- with .Values.networkPolicy.prometheusNamespace }}
+- --prometheus-namespace={{ . }}
+{{- end }}
+{{- range .Values.extraArgs }}
+- {{ . | quote }}
+{{- end }}
 {{- end -}}
 
 {{/*
