@@ -12,12 +12,15 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // On this machine's real cgroups: two CPU-bound processes (a shell and what it forks) under
 // a 200m limit use 0.2 cores together, where unlimited they would take two; the memory
 // limit is the kernel's and a process past it is killed; nothing is left behind.
 func TestRealLimits(t *testing.T) {
+	testenv.Long(t)
 	h, err := Detect()
 	if os.Geteuid() != 0 {
 		// Without the privilege the refusal says so plainly; the caller points at --no-limits.
@@ -115,6 +118,7 @@ func cpuSeconds(t *testing.T, pids []int) float64 {
 // controller to limit with, but a process started through a v2 group is born in it
 // (clone3 with CLONE_INTO_CGROUP), and so is what it forks.
 func TestRealV2Start(t *testing.T) {
+	testenv.Long(t)
 	if os.Geteuid() != 0 {
 		return // creating a cgroup needs root; TestRealLimits checks the refusal
 	}

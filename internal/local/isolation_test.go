@@ -258,6 +258,7 @@ func fileExists(p string) bool {
 // removed when it stops; nothing else of the private folder is copied, and no permission
 // of the user's folders changes. Started by anyone else, it runs from its folder.
 func TestTargetInAPrivateFolderRunsFromACopy(t *testing.T) {
+	testenv.Long(t)
 	p := tinyTarget(t, "")
 	private := filepath.Dir(p.Dir)
 	kit := filepath.Join(private, sharedKit, "python")
@@ -319,6 +320,7 @@ func TestTargetInAPrivateFolderRunsFromACopy(t *testing.T) {
 // contract's variables and a HOME and TMPDIR of its own, nothing else of root's environment.
 // A target run by an ordinary user inherits that user's shell, as before.
 func TestTargetAsAnotherUserGetsAnAllowListedEnvironment(t *testing.T) {
+	testenv.Long(t)
 	secrets := map[string]string{"AWS_SECRET_ACCESS_KEY": "aws-secret", "GITHUB_TOKEN": "gh-token",
 		"SSH_AUTH_SOCK": "/root/agent.sock", "NODE_OPTIONS": "--require=/root/hook.js", "PYTHONPATH": "/root/lib"}
 	for k, v := range secrets {

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"strings"
 	"testing"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 func TestPreparedStatementsSettingByVersion(t *testing.T) {
@@ -28,6 +30,7 @@ func TestPreparedStatementsSettingByVersion(t *testing.T) {
 }
 
 func TestPgBouncerVersionOfThisMachine(t *testing.T) {
+	testenv.Long(t)
 	binary, err := pgbouncerBinary("")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // Where a segment is stamped: the loopback device shows a packet socket each segment's
@@ -24,6 +26,7 @@ import (
 // quiet machine, and must at p90 on a busy one (README, "Where the wire figure is stamped",
 // quotes this test's figures).
 func TestLoopbackHandOff(t *testing.T) {
+	testenv.Long(t)
 	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, int(htons(unix.ETH_P_ALL)))
 	if os.Geteuid() != 0 {
 		if !errors.Is(err, unix.EPERM) {

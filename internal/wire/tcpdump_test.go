@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // The capture against an independent one of the same packets: tcpdump (libpcap's
@@ -26,6 +28,7 @@ import (
 // through the same pairing, so what is compared is where and how each packet was stamped.
 // p50 and p99 must agree within 1% or UncertaintyMicros, the larger.
 func TestCaptureAgreesWithTcpdump(t *testing.T) {
+	testenv.Long(t)
 	if os.Geteuid() != 0 {
 		if _, err := Start(80, nil); !errors.Is(err, ErrNoPrivilege) {
 			t.Fatalf("unprivileged: want ErrNoPrivilege, got %v", err)

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
 )
 
@@ -94,6 +95,7 @@ func (p testPod) listen(t *testing.T) net.Listener {
 // pair, requests from the host. The agent counts exactly the client's measured requests,
 // on the pod's host-side veth, and its latencies match the server's.
 func TestAgentCapturesAPodBehindAVeth(t *testing.T) {
+	testenv.Long(t)
 	if os.Geteuid() != 0 {
 		// Without root there is no namespace to make; the capture itself says why it cannot run.
 		_, err := NodeCapturer(wire.Endpoint{Addr: netip.MustParseAddr("10.0.0.1"), Port: 80})
