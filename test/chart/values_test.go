@@ -36,8 +36,27 @@ func TestCRDsRenderedFromEveryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	crds := renderedCRDs(t, out)
-	if got := keys(crds); !slices.Equal(got, []string{"benchmarkruns.gauntlet.dev", "probes.gauntlet.dev"}) {
-		t.Fatalf("rendered CRDs %v, want both files of files/crds", got)
+	files, err := filepath.Glob(filepath.Join(dir, "files", "crds", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var crd struct {
+			Metadata struct{ Name string } `json:"metadata"`
+		}
+		if err := yaml.Unmarshal(data, &crd); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, crd.Metadata.Name)
+	}
+	slices.Sort(want)
+	if got := keys(crds); !slices.Contains(got, "probes.gauntlet.dev") || !slices.Equal(got, want) {
+		t.Fatalf("rendered CRDs %v, want every file of files/crds: %v", got, want)
 	}
 	for name, file := range map[string]string{"benchmarkruns.gauntlet.dev": string(src), "probes.gauntlet.dev": second} {
 		var want map[string]any
@@ -62,7 +81,7 @@ func TestCRDsRenderedFromEveryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(renderedCRDs(t, notKept)); n != 2 || strings.Contains(notKept, "helm.sh/resource-policy") {
+	if n := len(renderedCRDs(t, notKept)); n != len(want) || strings.Contains(notKept, "helm.sh/resource-policy") {
 		t.Errorf("crds.keep=false: %d CRDs, resource policy still rendered: %v", n, strings.Contains(notKept, "helm.sh/resource-policy"))
 	}
 	none, err := helm(t, "template", "gauntlet", dir, "--set", "crds.install=false")
