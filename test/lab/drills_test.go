@@ -453,14 +453,14 @@ func podNames(pods *corev1.PodList) []string {
 // drill waits it out, and a seed's pod that waits for CPU a drill holds may wait this long.
 const drillUnschedulableTimeout = 3 * time.Minute
 
-// testStarterUnschedulable: k6-operator's starter pod cannot be scheduled (it asks for more
-// CPU than the node has, as it could not find room in a cold lab run beside the drills), so
-// the runners wait for a start signal that never comes. The operator names the starter and
-// the scheduler's words while it waits, and fails the trial and the run with them within its
-// Unschedulable deadline, long before the TestRun's own deadlines. The BenchmarkRun has no
-// field for the starter's resources: the drill raises its CPU request in the target trial's
-// TestRun the moment the operator creates it, well before k6-operator creates the starter
-// (after its initializer has run and every runner runs).
+// testStarterUnschedulable: k6-operator's starter pod cannot be scheduled (as when it found
+// no CPU beside the drills in a cold lab run), so the runners wait for a start signal that
+// never comes. The operator names the starter and the scheduler's words while it waits, and
+// fails the trial and the run with them within its Unschedulable deadline, long before the
+// TestRun's own deadlines. k6-operator gives the starter a fixed CPU request (50m) and the
+// BenchmarkRun no field for it: the drill adds a node selector no node matches to the target
+// trial's TestRun's starter the moment the operator creates it, well before k6-operator
+// creates the starter (after its initializer has run and every runner runs).
 func (l *lab) testStarterUnschedulable(t *testing.T) {
 	name := "drill-no-starter"
 	ns := l.restrictedNamespace(t, name)
@@ -477,9 +477,9 @@ func (l *lab) testStarterUnschedulable(t *testing.T) {
 			if !ok || ev.Type != watch.Added {
 				continue
 			}
-			patch := []byte(`{"spec":{"starter":{"resources":{"requests":{"cpu":"512"},"limits":{"cpu":"512"}}}}}`)
+			patch := []byte(`{"spec":{"starter":{"nodeSelector":{"gauntlet.dev/drill":"no-such-node"}}}}`)
 			if _, err := l.dyn.Resource(testRunGVR).Namespace(ns).Patch(c, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-				t.Errorf("raising the starter's CPU request in TestRun %s: %v", u.GetName(), err)
+				t.Errorf("giving the starter of TestRun %s a node selector no node matches: %v", u.GetName(), err)
 			}
 			patched <- u.GetName()
 			return
@@ -497,7 +497,7 @@ func (l *lab) testStarterUnschedulable(t *testing.T) {
 	start := time.Now()
 	starter := testRun + "-starter-"
 	says := func(msg string) bool {
-		return strings.Contains(msg, "starter pod "+starter) && strings.Contains(msg, "Insufficient cpu")
+		return strings.Contains(msg, "starter pod "+starter) && strings.Contains(msg, "node affinity/selector")
 	}
 	var saidWhy time.Duration
 	var run *benchv1.BenchmarkRun
@@ -523,11 +523,11 @@ func (l *lab) testStarterUnschedulable(t *testing.T) {
 	t.Logf("%s: %s %s after its TestRun's creation; the waiting condition named the starter after %s: %+v", name, run.Status.Phase,
 		took.Round(time.Second), saidWhy.Round(time.Second), cond)
 	if run.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != "LoadUnschedulable" || !says(cond.Message) {
-		t.Fatalf("phase %s, Complete %+v; want Failed, reason LoadUnschedulable, naming the starter pod and Insufficient cpu\n%s",
+		t.Fatalf("phase %s, Complete %+v; want Failed, reason LoadUnschedulable, naming the starter pod and its node selector\n%s",
 			run.Status.Phase, cond, conditions(run.Status.Conditions))
 	}
 	if saidWhy == 0 {
-		t.Errorf("while the trial waited, Complete never named the starter pod and Insufficient cpu")
+		t.Errorf("while the trial waited, Complete never named the starter pod and its node selector")
 	}
 	if took < drillUnschedulableTimeout {
 		t.Errorf("failed after %s, before the Unschedulable deadline of %s", took, drillUnschedulableTimeout)
