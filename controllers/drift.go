@@ -56,7 +56,13 @@ func (r *BenchmarkRunReconciler) serviceDrift(ctx context.Context, run *benchv1.
 	}
 	target, name := t.Target, want.Name
 	svc := &corev1.Service{}
-	err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: name}, svc)
+	key := client.ObjectKey{Namespace: run.Namespace, Name: name}
+	err := r.Get(ctx, key, svc)
+	if apierrors.IsNotFound(err) {
+		// The cache may not have seen a Service created moments ago (a run whose first trial
+		// starts within seconds of its targets): only the API server can say it is gone.
+		err = r.APIReader.Get(ctx, key, svc)
+	}
 	switch {
 	case apierrors.IsNotFound(err):
 		return fmt.Sprintf("target %s: Service %s was deleted during the trial", target, name), nil
