@@ -28,7 +28,7 @@ func TestCheckFindsBrokenReferences(t *testing.T) {
 			"Run `hack/k6.sh` (`internal/x.Missing`) and `go run ./hack/missing -x`; `results/<run>/` is made by a run.\n" +
 			"```sh\nhack/not-checked-in-a-fence.sh\n```\n",
 		"docs/lab.md":     "Back to [the README](../README.md), on to [nothing](nothing.md).\n",
-		"hack/k6.sh":      "# installs k6 (docs/lab.md; see DESIGN.md)\n",
+		"hack/k6.sh":      "# installs k6 (docs/lab.md; see NOTES.md)\n",
 		"internal/x/x.go": "// x follows ../../docs/lab.md and https://example.com/CHANGES.md\npackage x\n\nvar out = dir + \"/out.md\" // code, not a comment\n",
 	}
 	var names []string
@@ -48,7 +48,7 @@ func TestCheckFindsBrokenReferences(t *testing.T) {
 		"README.md:1: docs/gone.md does not exist",
 		"README.md:2: hack/missing does not exist",
 		"docs/lab.md:1: docs/nothing.md does not exist",
-		"hack/k6.sh:1: DESIGN.md does not exist",
+		"hack/k6.sh:1: NOTES.md does not exist",
 	}
 	sort.Strings(got)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
