@@ -64,33 +64,7 @@ func Start(port int, cpus []int) (*Capture, error) {
 	return c, nil
 }
 
-func (c *Capture) setup(ifindex int) error {
-	prog, err := bpf.Assemble(filter(c.port))
-	if err != nil {
-		return err
-	}
-	raw := make([]unix.SockFilter, len(prog))
-	for i, in := range prog {
-		raw[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
-	}
-	if err := unix.SetsockoptSockFprog(c.fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER,
-		&unix.SockFprog{Len: uint16(len(raw)), Filter: &raw[0]}); err != nil {
-		return fmt.Errorf("attach filter: %w", err)
-	}
-	// A large buffer: the reader runs beside a busy load generator. FORCE needs
-	// CAP_NET_ADMIN; without it the plain size (capped by rmem_max) stands.
-	if unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 32<<20) != nil {
-		_ = unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 32<<20)
-	}
-	if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
-		return fmt.Errorf("kernel timestamps: %w", err)
-	}
-	tv := unix.NsecToTimeval(int64(50 * time.Millisecond))
-	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return err
-	}
-	return unix.Bind(c.fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex})
-}
+func (c *Capture) setup(ifindex int) error { return setupSocket(c.fd, filter(c.port), ifindex) }
 
 // filter passes IPv4 TCP segments to or from 127.0.0.1:port (the target's address: the
 // local mode binds targets there) that the loopback device received (not the

@@ -78,29 +78,7 @@ func StartEndpoint(ep Endpoint, iface string) (*EndpointCapture, error) {
 }
 
 func (c *EndpointCapture) setup(ifindex int) error {
-	prog, err := bpf.Assemble(endpointFilter(c.ep))
-	if err != nil {
-		return err
-	}
-	raw := make([]unix.SockFilter, len(prog))
-	for i, in := range prog {
-		raw[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
-	}
-	if err := unix.SetsockoptSockFprog(c.fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER,
-		&unix.SockFprog{Len: uint16(len(raw)), Filter: &raw[0]}); err != nil {
-		return fmt.Errorf("attach filter: %w", err)
-	}
-	// The plain size is capped by net.core.rmem_max; FORCE would need CAP_NET_ADMIN, which
-	// the agent does not hold. Drops are counted and make the capture incomplete.
-	_ = unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 32<<20)
-	if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
-		return fmt.Errorf("kernel timestamps: %w", err)
-	}
-	tv := unix.NsecToTimeval(int64(50 * time.Millisecond))
-	if err := unix.SetsockoptTimeval(c.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return err
-	}
-	return unix.Bind(c.fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ALL), Ifindex: ifindex})
+	return setupSocket(c.fd, endpointFilter(c.ep), ifindex)
 }
 
 // endpointFilter passes IPv4 TCP segments from ep's address and port or to them that carry
