@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
-	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // check is how a claim is decided from the runs. Every kind reads one figure (Metric) of the
@@ -60,121 +58,6 @@ const FailThresholdPPM = 10_000
 
 // lowerIsBetter says which way a metric's "better" points.
 func lowerIsBetter(metric string) bool { return metric != "rps" }
-
-// value is one figure of one row: its spread over the repetitions, and whether it is only a
-// lower bound on the target's (a closed-model rate that k6 could not push higher).
-type value struct {
-	who     string
-	stat    benchv1.Stat
-	n       int32
-	atLeast bool
-}
-
-// side names a row: a target in a document's scenario at a load point.
-type side struct {
-	doc, target string
-	point       int
-}
-
-// pick finds the row a side names, or says why there is none.
-func pick(runs map[string]*run, scenario string, s side) (*run, benchv1.ResultRow, string, string) {
-	r, ok := runs[s.doc]
-	if !ok {
-		return nil, benchv1.ResultRow{}, NotRun, s.doc + " has no results"
-	}
-	var points []int32
-	for _, row := range r.BR.Status.Results {
-		if row.Scenario == scenario && !slices.Contains(points, row.LoadPoint) {
-			points = append(points, row.LoadPoint)
-		}
-	}
-	slices.Sort(points)
-	i := s.point
-	if i < 0 {
-		i += len(points)
-	}
-	if i < 0 || i >= len(points) {
-		return r, benchv1.ResultRow{}, NotComparable, fmt.Sprintf("%s has no load point %d of %s", s.doc, s.point, scenario)
-	}
-	for _, row := range r.BR.Status.Results {
-		if row.Scenario == scenario && row.LoadPoint == points[i] && row.Target == s.target {
-			return r, row, "", ""
-		}
-	}
-	return r, benchv1.ResultRow{}, NotComparable, fmt.Sprintf("%s has no row at %s", s.target, local.LoadLabel(r.BR.Spec.Load, points[i]))
-}
-
-// mostlyFailed reads the product's flag, or the error rate for runs recorded before it.
-func mostlyFailed(row benchv1.ResultRow) bool {
-	return slices.Contains(row.Flags, results.FlagMostlyFailed) || row.ErrorRatePPM.Median > results.MostlyFailedPPM
-}
-
-// valueOf reads a row's figure, or says why the row cannot give it. The rules, stated on
-// the page: a row whose requests mostly failed gives no rate, latency or resource figure;
-// a flagged row gives none either, except that in a closed model a GeneratorBound row's
-// rate is a lower bound on the target's (k6 was the bottleneck, not the target).
-func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
-	v := value{who: row.Target, n: row.Repetitions}
-	if row.Repetitions == 0 {
-		return v, row.Target + " was not measured"
-	}
-	if metric == "errors" {
-		v.stat = row.ErrorRatePPM
-		return v, ""
-	}
-	if mostlyFailed(row) {
-		return v, fmt.Sprintf("%s's requests mostly failed (%s errors): its figures are of failures", row.Target, units.FormatPPM(row.ErrorRatePPM.Median))
-	}
-	closed := r.BR.Spec.Load.Model == "closed"
-	for _, f := range row.Flags {
-		if f == results.FlagGeneratorNoise && metric != "rps" && row.LatencySource == benchv1.LatencyWire {
-			continue // only k6's own timings are noise; the wire's are the record
-		}
-		if f == results.FlagGeneratorNoise && (metric == "rps" || metric == "cpu" || metric == "memory") {
-			continue
-		}
-		if f == results.FlagGeneratorBound && closed && metric == "rps" {
-			v.atLeast = true
-			continue
-		}
-		return v, fmt.Sprintf("%s's row is flagged %s", row.Target, f)
-	}
-	switch metric {
-	case "rps":
-		v.stat = row.AchievedMilliRPS
-	case "cpu", "memory":
-		s := row.CPUMillicores
-		if metric == "memory" {
-			s = row.MemoryBytes
-		}
-		if s == nil {
-			return v, row.Target + " has no " + metric + " figure"
-		}
-		v.stat = *s
-	default:
-		s, ok := latency(row, metric)
-		if !ok {
-			return v, row.Target + "'s run did not record " + metric
-		}
-		v.stat = s
-	}
-	return v, ""
-}
-
-// latency is a percentile of the latency of record: the wire's when captured, k6's otherwise.
-func latency(row benchv1.ResultRow, metric string) (benchv1.Stat, bool) {
-	k6 := map[string]benchv1.Stat{"p50": row.P50Micros, "p90": row.P90Micros, "p95": row.P95Micros,
-		"p99": row.P99Micros, "p99.9": row.P999Micros, "max": row.MaxMicros}
-	if w := row.Wire; row.LatencySource == benchv1.LatencyWire && w != nil {
-		k6 = map[string]benchv1.Stat{"p50": w.P50Micros, "p90": w.P90Micros, "p95": w.P95Micros,
-			"p99": w.P99Micros, "p99.9": w.P999Micros, "max": w.MaxMicros}
-	}
-	s, ok := k6[metric]
-	if !ok {
-		panic("unknown metric " + metric)
-	}
-	return s, s.Median > 0 // a latency of 0 is a figure the run did not record
-}
 
 // pair is one comparison a claim makes: big ≥ k × small (or, with tol, the two within tol).
 type pair struct {
@@ -372,55 +255,6 @@ func pairsOf(c check, runs map[string]*run) ([]pair, string, string) {
 	return pairs, "", ""
 }
 
-// describe prints a pair as measured, with what the claim needs of it: "go 6588 vs apostol
-// 5896 req/s: 1.12x, needs ≥ 1.4x".
-func describe(c check, p pair) string {
-	need := fmt.Sprintf("needs ≥ %.3g×", p.k)
-	switch {
-	case p.tol > 0:
-		need = fmt.Sprintf("needs within %.0f%%", p.tol*100)
-	case p.k == 1:
-		need = "needs > 1×"
-	}
-	got := "–"
-	if p.small.stat.Median > 0 {
-		got = fmt.Sprintf("%.2f×", float64(p.big.stat.Median)/float64(p.small.stat.Median))
-	}
-	return fmt.Sprintf("%s %s vs %s %s: %s, %s", p.big.who, spread(c.Metric, p.big), p.small.who, spread(c.Metric, p.small), got, need)
-}
-
-// spread prints a figure as median, with its min–max over the repetitions when there are
-// several, and "≥" when it is a lower bound.
-func spread(metric string, v value) string {
-	s := format(metric, v.stat.Median)
-	if v.n > 1 && v.stat.Min != v.stat.Max {
-		lo, hi := format(metric, v.stat.Min), format(metric, v.stat.Max)
-		if i := strings.Index(hi, " "); i > 0 { // the unit once: "900 (880–920 req/s)"
-			unit := hi[i:]
-			s, lo = strings.TrimSuffix(s, unit), strings.TrimSuffix(lo, unit)
-		}
-		s += " (" + lo + "–" + hi + ")"
-	}
-	if v.atLeast {
-		s = "≥" + s
-	}
-	return s
-}
-
-func format(metric string, x int64) string {
-	switch metric {
-	case "rps":
-		return rps(x) + " req/s"
-	case "cpu":
-		return units.FormatMillicores(x) + " cores"
-	case "memory":
-		return units.FormatBytes(x)
-	case "errors":
-		return percent(x) + " errors"
-	}
-	return results.FormatMicros(x)
-}
-
 func decideErrors(c check, runs map[string]*run) (string, string) {
 	verdicts := map[string]string{}
 	var ev []string
@@ -509,19 +343,4 @@ func decideHolds(c check, runs map[string]*run) (string, string) {
 	}
 	v := combine(verdicts)
 	return v, verdicts[v] + ": " + strings.Join(ev, ", ")
-}
-
-func rps(milli int64) string {
-	x := float64(milli) / 1000
-	if x < 100 {
-		return fmt.Sprintf("%.1f", x)
-	}
-	return fmt.Sprintf("%.0f", x)
-}
-
-func percent(ppm int64) string {
-	if ppm == 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%.3g%%", float64(ppm)/1e4)
 }
