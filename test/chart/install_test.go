@@ -23,14 +23,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
-	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 const namespace = "gauntlet-system"
@@ -41,33 +39,8 @@ const namespace = "gauntlet-system"
 // this tree with the arguments of the installed Deployment, authenticated as the chart's
 // ServiceAccount (so the chart's RBAC is what it runs with), and watches it reconcile a sample.
 func TestHelmInstallIntoEnvtest(t *testing.T) {
-	testenv.Long(t)
-	crds, err := tool("crds.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	assets, err := tool("envtest-binaries.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &envtest.Environment{
-		// k6-operator's CRD is installed later, to see the chart name it while it is missing.
-		CRDDirectoryPaths:     []string{filepath.Join(crds, "cloudnative-pg"), filepath.Join(crds, "prometheus-operator")},
-		ErrorIfCRDPathMissing: true,
-		BinaryAssetsDirectory: assets,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	if err := benchv1.AddToScheme(scheme.Scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// k6-operator's CRD is installed later, to see the chart name it while it is missing.
+	env, cfg, c := startEnvtest(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
@@ -92,7 +65,7 @@ func TestHelmInstallIntoEnvtest(t *testing.T) {
 	// against the server in a server-side dry run as in a real install).
 	dry := installer(t, admin)
 	dry.DryRunStrategy = action.DryRunServer
-	_, err = dry.RunWithContext(ctx, loadChart(t), withValue(values, "prerequisites", map[string]any{"failIfMissing": true}))
+	_, err := dry.RunWithContext(ctx, loadChart(t), withValue(values, "prerequisites", map[string]any{"failIfMissing": true}))
 	if err == nil || !strings.Contains(err.Error(), "k6-operator (testruns.k6.io)") || strings.Contains(err.Error(), "CloudNativePG") {
 		t.Fatalf("install with k6-operator missing and prerequisites.failIfMissing: %v; want an error naming only k6-operator (testruns.k6.io)", err)
 	}

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
@@ -26,32 +25,7 @@ import (
 // installed Deployment's arguments as that ServiceAccount, reconciles a run in its namespace
 // and leaves one in another alone.
 func TestHelmInstallNamespacedIntoEnvtest(t *testing.T) {
-	crds, err := tool("crds.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	assets, err := tool("envtest-binaries.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &envtest.Environment{
-		CRDDirectoryPaths: []string{filepath.Join(crds, "cloudnative-pg"), filepath.Join(crds, "prometheus-operator"),
-			filepath.Join(root, "test", "crds", "k6-operator")},
-		ErrorIfCRDPathMissing: true,
-		BinaryAssetsDirectory: assets,
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = env.Stop() })
-	if err := benchv1.AddToScheme(scheme.Scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, cfg, c := startEnvtest(t, filepath.Join("test", "crds", "k6-operator"))
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	const watched = "team-a"
