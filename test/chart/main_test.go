@@ -57,9 +57,11 @@ func tool(script string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// helm runs the helm CLI; it returns stdout, and stderr folded into the error.
+// helm runs the helm CLI; it returns stdout, and stderr folded into the error. A test that
+// runs it sits out of the -short loop, where TestMain installs no helm.
 func helm(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	testenv.Long(t)
 	cmd := exec.Command(helmBin, args...)
 	// No repositories, plugins or caches of the machine's user: a clean helm home per test.
 	home := t.TempDir()
