@@ -87,6 +87,7 @@ func startHeldTrial(t *testing.T, run *benchv1.BenchmarkRun) {
 // The Service the load goes through is part of the target: turned into an ExternalName or
 // given another selector during a trial, it fails the trial, naming the Service.
 func TestServiceDriftFailsTheTrial(t *testing.T) {
+	testenv.Long(t)
 	cases := []struct {
 		name   string
 		change func(svc *corev1.Service)
@@ -131,6 +132,7 @@ func TestServiceDriftFailsTheTrial(t *testing.T) {
 // Finalizers are patched under an optimistic lock: a pass working from a stale copy of the
 // run never drops a finalizer another controller added meanwhile.
 func TestFinalizerPatchKeepsAnotherControllersFinalizer(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns, other = "finalizer-lock", "other.example/hold"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

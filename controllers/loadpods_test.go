@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // loadDeadline is the Unschedulable deadline of these tests; the other waits of a trial
@@ -24,6 +25,7 @@ const loadDeadline = 3 * time.Second
 // pod and the cause named, long before the trial's other deadlines: k6-operator itself would
 // leave it waiting.
 func TestStuckOrDeadLoadFailsTheTrial(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns = "loadpods"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
@@ -122,6 +124,7 @@ func TestStuckOrDeadLoadFailsTheTrial(t *testing.T) {
 // A generator-floor trial whose runner is OOM-killed costs the floor only: the trial fails
 // naming the kill and the run goes on to measure its target.
 func TestAnOOMKilledFloorRunnerCostsTheFloorOnly(t *testing.T) {
+	testenv.Long(t)
 	run := floorRun(t, "floor-oom", "oom", func(r *BenchmarkRunReconciler) {
 		r.Timeouts.TrialFinish = 5 * time.Minute
 	})

@@ -17,12 +17,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // The node-pool lock is taken before anything is deployed: a second run whose selector is
 // written differently but matches the same node deploys nothing (no target, no database, no
 // contract check reaches its target) until the first run releases the pool.
 func TestSecondRunOnAPoolDeploysNothingUntilTheFirstReleases(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "pool-lock-node",
 		Labels: map[string]string{"gauntlet.test/arch": "amd64", "gauntlet.test/size": "big"}}}

@@ -12,11 +12,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // A run that goes past the operator's maximum run duration fails, saying so, and frees its
 // node pools, however long its spec would have it measure.
 func TestRunPastTheMaximumDurationFails(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	const ns = "run-deadline"
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

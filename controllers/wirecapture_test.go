@@ -20,6 +20,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
 	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
 )
@@ -59,6 +60,7 @@ func (c cannedCapture) Stop() (wire.EndpointResult, error) {
 // latency the wire's; a node without an agent, or a count short of k6's, leaves k6's
 // figures the record and says why on the WireCapture condition and the trial.
 func TestWireCaptureToStatus(t *testing.T) {
+	testenv.Long(t)
 	const ns = "wire-capture"
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {

@@ -185,6 +185,7 @@ func descendant(root int, name string) int {
 // A run none of whose targets can start stops there: no generator floor, no trial, the
 // cause said once in the status and on stderr.
 func TestNoReadyTargetStopsBeforeAnyTrial(t *testing.T) {
+	testenv.Long(t)
 	// An unparsable GOMEMLIMIT stops a Go program before main: both targets exit at start.
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
 kind: BenchmarkRun
