@@ -133,12 +133,12 @@ lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three opera
 	# Flux too, unless make test's background build goes on beside the tier: then the GitOps
 	# subtest's image step waits for it (hack/lock.sh), beside the seeds.
 	GOGC=$(BUILD_GOGC) hack/lab/binaries.sh "$$(hack/lab/prebuild.sh running && echo lab || echo all)"
-	go test -count=1 -tags lab,labfull -timeout 60m -v ./test/lab/
+	go test -count=1 -tags lab,labfull -timeout 60m -json ./test/lab/ | go run ./hack/testdigest
 
 lab-test-core: ## The lab tier without the operators: node, restricted pod, targets, clean teardown.
 	hack/lab/packages.sh
 	hack/lab/binaries.sh core
-	go test -count=1 -tags lab -timeout 40m -v ./test/lab/
+	go test -count=1 -tags lab -timeout 40m -json ./test/lab/ | go run ./hack/testdigest
 
 clean: ## Remove the manager and the CLI from bin/ (the caches stay).
 	rm -rf bin/manager bin/gauntlet

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The test tiers, each runnable by name (make test-unit, test-envtest, test-local, test-lab,
 # test-argocd), and `all`, which is make test: the order and what runs beside what are here.
+# The long tiers end with a digest of their failures (hack/testdigest): a reader of the
+# tail of a failed run sees which assertion failed.
 # Usage: hack/test.sh [-n] TIER   TIER: all | unit | envtest | local | lab | argocd
 #   -n  print the tier's steps (make -n passes it) instead of running them
 # GO_TEST_TIMEOUT (40m) and BUILD_GOGC (400) come from the Makefile.
@@ -20,13 +22,13 @@ tier_unit() {
 # lab's (test/lab, built only with -tags lab), with a real kube-apiserver and etcd.
 tier_envtest() {
   # shellcheck disable=SC2046  # one package per word
-  KUBEBUILDER_ASSETS="$(hack/envtest-binaries.sh)" go test -count=1 -timeout "${timeout}" \
-    $(go list ./... | grep -v '/test/local$')
+  KUBEBUILDER_ASSETS="$(hack/envtest-binaries.sh)" go test -count=1 -timeout "${timeout}" -json \
+    $(go list ./... | grep -v '/test/local$') | go run ./hack/testdigest -brief
 }
 
 # The CLI and every shipped sample through real k6, PostgreSQL and targets (after make deps).
 tier_local() {
-  go test -count=1 -timeout "${timeout}" ./test/local
+  go test -count=1 -timeout "${timeout}" -json ./test/local | go run ./hack/testdigest -brief
 }
 
 # A real single-node Kubernetes with CloudNativePG, k6-operator and Prometheus, started and
