@@ -63,6 +63,9 @@ const (
 	// ReasonAllRequestsFailed: every measured trial had 100% errors; the run is Failed
 	// (Complete=False with this reason): nothing a target served was measured.
 	ReasonAllRequestsFailed = "AllRequestsFailed"
+	// ReasonSeriesBeyondWire: k6's series count answered requests the target's wire never
+	// carried; someone else wrote them to Prometheus under the trial's labels.
+	ReasonSeriesBeyondWire = "SeriesBeyondWire"
 	// ReasonBaselineCompared and ReasonRegressed are the events of the baseline comparison.
 	ReasonBaselineCompared = "BaselineCompared"
 	ReasonRegressed        = "Regressed"

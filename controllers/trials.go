@@ -205,6 +205,9 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 	if why := r.recordWire(mctx, run, t, &m); why != "" {
 		note = strings.TrimSuffix(why+"; "+note, "; ") // first: the other notes may be clipped
 	}
+	if why := results.SeriesBeyondWire(m); why != "" {
+		return r.failTrialFor(s, t, ReasonSeriesBeyondWire, why)
+	}
 	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, note
 	if t.Calibration {
 		t.Message = "generator floor: k6 against the null responder"

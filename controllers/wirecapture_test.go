@@ -2,10 +2,14 @@ package controllers
 
 import (
 	"context"
+	"encoding/json"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,13 +25,14 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
+	"github.com/gauntlet-bench/gauntlet/internal/testprom"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
 	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
 )
 
 // cannedCapture is a capture the fake agent answers for a pod address: the k6 runner's
-// own measured count (as a capture that saw every request), less short, with fixed
-// latencies of 100 µs and one of 2 ms.
+// own measured count (as a capture that saw every request), less short (packets the
+// kernel dropped), with fixed latencies of 100 µs and one of 2 ms.
 type cannedCapture struct {
 	run   client.ObjectKey
 	short int64
@@ -50,6 +55,9 @@ func (c cannedCapture) Stop() (wire.EndpointResult, error) {
 	}
 	r := wire.EndpointResult{Interface: "veth-canned", Buckets: h.Buckets(), MaxNanos: h.Max()}
 	r.Requests = n
+	if c.short > 0 {
+		r.Dropped = c.short // as the kernel counts what a capture missed
+	}
 	r.P50, r.P90, r.P95, r.P99, r.P999, r.Max = h.Summary()
 	return r, nil
 }
@@ -111,6 +119,9 @@ func TestWireCaptureToStatus(t *testing.T) {
 		{"complete", "node-a", "10.1.0.7", 0, benchv1.LatencyWire, metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
 		{"no-agent", "node-b", "10.1.0.8", 0, benchv1.LatencyGenerator, metav1.ConditionFalse, ReasonWireMissing, "no wire agent runs on node node-b"},
 		{"short", "node-a", "10.1.0.9", 1, benchv1.LatencyGenerator, metav1.ConditionFalse, ReasonWireIncomplete, "wire capture incomplete"},
+		// A writer that is not the trial's runner pushes 5,000 requests answered in 250 ms
+		// under its testid while it measures: the capture is whole, so the run fails.
+		{"forged", "node-a", "10.1.0.10", 0, "", metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
 	}
 	var wg sync.WaitGroup
 	for _, c := range cases {
@@ -129,6 +140,13 @@ func TestWireCaptureToStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+		if c.name == "forged" {
+			forge(t, run)
+			got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
+			wg.Wait()
+			checkForged(t, got)
+			continue
+		}
 		got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
 		wg.Wait()
 		if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Results) != 1 {
@@ -152,7 +170,7 @@ func TestWireCaptureToStatus(t *testing.T) {
 				t.Errorf("no agent: wire %+v, trial message %q", m.Wire, trial.Message)
 			}
 		case "short":
-			if m.Wire == nil || m.Wire.Requests != m.Requests-1 || !strings.Contains(row.Message, "wire capture incomplete") {
+			if m.Wire == nil || m.Wire.Requests != m.Requests-1 || m.Wire.DroppedPackets != 1 || !strings.Contains(row.Message, "wire capture incomplete") {
 				t.Errorf("short: wire %+v of %d, row message %q", m.Wire, m.Requests, row.Message)
 			}
 		}
@@ -187,4 +205,63 @@ func podForDeployment(t *testing.T, ns, name, node, ip string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("Deployment %s/%s never appeared", ns, name)
+}
+
+// forge pushes, once the run's first trial measures, what a writer that is not its runner
+// would: 5,000 requests answered in 250 ms under the trial's testid and runner "0".
+func forge(t *testing.T, run *benchv1.BenchmarkRun) {
+	t.Helper()
+	measuring := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 90*time.Second, func(r *benchv1.BenchmarkRun) bool {
+		return len(r.Status.Trials) > 0 && r.Status.Trials[0].MeasureStart != nil
+	})
+	id := specs.TestID(measuring, measuring.Status.Trials[0].Name)
+	// The runner's label, read as anyone who may query Prometheus can.
+	var runner string
+	for deadline := time.Now().Add(30 * time.Second); runner == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		runner = queryLabel(t, `k6_http_reqs_total{testid="`+id+`"}`, "runner")
+	}
+	if runner == "" {
+		t.Fatalf("no k6 series of %s in Prometheus to copy a runner label from", id)
+	}
+	if err := testprom.Push(prom.URL, testprom.Forged(id, runner, time.Now(), 5000, 0.25)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queryLabel is label's value on the first series the instant query returns ("" if none).
+func queryLabel(t *testing.T, query, label string) string {
+	t.Helper()
+	resp, err := http.Get(prom.URL + "/api/v1/query?query=" + url.QueryEscape(query))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Data struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || len(body.Data.Result) == 0 {
+		return ""
+	}
+	return body.Data.Result[0].Metric[label]
+}
+
+// checkForged: the forged series changed no figure: the run is Failed naming the trial and
+// the surplus, and no row or trial result carries them.
+func checkForged(t *testing.T, got *benchv1.BenchmarkRun) {
+	t.Helper()
+	complete := findCondition(got.Status.Conditions, benchv1.ConditionComplete)
+	trial := got.Status.Trials[0]
+	if got.Status.Phase != benchv1.PhaseFailed || complete == nil || complete.Reason != ReasonSeriesBeyondWire ||
+		!strings.Contains(complete.Message, trial.Name) || !strings.Contains(trial.Message, "written by something other than the trial's runners") {
+		t.Fatalf("forged: phase %s, Complete %+v, trial %s %q", got.Status.Phase, complete, trial.Phase, trial.Message)
+	}
+	measured := slices.ContainsFunc(got.Status.Results, func(r benchv1.ResultRow) bool { return r.Repetitions > 0 })
+	if trial.Phase != benchv1.TrialFailed || trial.Result != nil || measured {
+		t.Errorf("forged: trial %s with result %+v, rows %+v: the forged figures must not be recorded", trial.Phase, trial.Result, got.Status.Results)
+	}
+	t.Logf("forged: %s", trial.Message)
 }

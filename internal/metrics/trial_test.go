@@ -11,6 +11,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
+	"github.com/gauntlet-bench/gauntlet/internal/testprom"
 )
 
 // These tests run the real k6 (hack/k6.sh) against a target on 127.0.0.1, remote-writing
@@ -192,4 +193,22 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// Series that anyone who reaches Prometheus's receiver can write under a trial's testid
+// pass every check of the reader: a counter and a native histogram that agree, one runner.
+// Nothing in Prometheus tells them from a runner's, which is why the operator compares the
+// answered count with the target's wire (results.SeriesBeyondWire).
+func TestForgedSeriesPassTheReadersChecks(t *testing.T) {
+	testenv.Long(t)
+	now := time.Now()
+	pushSeries(t, testprom.Forged("forged", "0", now.Add(-time.Second), 5000, 0.25))
+	r := newTestReader(t)
+	m, err := r.Load(context.Background(), TrialQuery{TestID: "forged", Start: now.Add(-10 * time.Second), End: now, Runners: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Requests != 5000 || m.Errors != 0 || m.P99Micros < 229_000 || m.P99Micros > 250_000 {
+		t.Errorf("forged: %+v; want 5000 requests answered in about 250 ms", m)
+	}
 }

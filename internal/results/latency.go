@@ -46,6 +46,26 @@ func WireComplete(m benchv1.Measurement) bool {
 	return m.Wire != nil && m.Wire.DroppedPackets == 0 && m.Wire.Unanswered == 0 && m.Wire.Requests == m.Requests
 }
 
+// SeriesBeyondWire says why a trial's k6 series cannot be the runners' own ("" when they
+// can): the wire capture is whole (no packet dropped) yet k6's series in Prometheus count
+// more answered requests than crossed the wire. Every request k6 saw answered crossed the
+// target's wire, so the surplus was written to Prometheus by someone else under the
+// trial's labels (its receiver admits any writer). Failed requests are not compared: a
+// refused connection never reaches the wire, and forged failures only make the target
+// look worse, which the error rate shows.
+func SeriesBeyondWire(m benchv1.Measurement) string {
+	if m.Wire == nil || m.Wire.DroppedPackets != 0 {
+		return ""
+	}
+	answered, seen := m.Requests-m.Errors, m.Wire.Requests-m.Wire.Unanswered
+	if answered <= seen {
+		return ""
+	}
+	return fmt.Sprintf("k6's series in Prometheus count %d answered requests, the target's wire carried %d with no packet dropped: "+
+		"%d were written by something other than the trial's runners (or the capture missed them), so none of the trial's figures is used",
+		answered, seen, answered-seen)
+}
+
 // wireStats summarizes the repetitions' wire latencies, or nil unless every one of them
 // has a complete capture (a mix of wire and k6 figures would be no distribution at all).
 func wireStats(ms []benchv1.Measurement) *benchv1.LatencyStats {

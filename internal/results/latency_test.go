@@ -134,3 +134,30 @@ func TestBusyGeneratorWithWireRecord(t *testing.T) {
 		t.Errorf("closed model: valid %v flags %v source %s; want GeneratorBound with the wire still the record", r.Valid, r.Flags, r.LatencySource)
 	}
 }
+
+func TestSeriesBeyondWire(t *testing.T) {
+	wire := func(requests, unanswered, dropped int64) *benchv1.WireLatency {
+		return &benchv1.WireLatency{Requests: requests, Unanswered: unanswered, DroppedPackets: dropped}
+	}
+	for _, c := range []struct {
+		name   string
+		m      benchv1.Measurement
+		forged bool
+	}{
+		{"equal", benchv1.Measurement{Requests: 3000, Wire: wire(3000, 0, 0)}, false},
+		{"no capture", benchv1.Measurement{Requests: 3000}, false},
+		{"packets dropped: the wire may have missed them", benchv1.Measurement{Requests: 3000, Wire: wire(2990, 0, 3)}, false},
+		{"refused connections: errors never on the wire", benchv1.Measurement{Requests: 3000, Errors: 40, Wire: wire(2960, 0, 0)}, false},
+		{"timeouts: on the wire, unanswered", benchv1.Measurement{Requests: 3000, Errors: 5, Wire: wire(3000, 5, 0)}, false},
+		{"answered requests the wire never carried", benchv1.Measurement{Requests: 4000, Wire: wire(3000, 0, 0)}, true},
+		{"one more answered than the wire's answers", benchv1.Measurement{Requests: 3000, Errors: 4, Wire: wire(3000, 5, 0)}, true},
+	} {
+		why := SeriesBeyondWire(c.m)
+		if (why != "") != c.forged {
+			t.Errorf("%s: %q, want forged %v", c.name, why, c.forged)
+		}
+		if c.forged && !strings.Contains(why, "written by something other than the trial's runners") {
+			t.Errorf("%s: %q does not say what happened", c.name, why)
+		}
+	}
+}
