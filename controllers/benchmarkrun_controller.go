@@ -57,6 +57,9 @@ type BenchmarkRunReconciler struct {
 	WatchNamespace string
 	// MaxConcurrentReconciles is how many runs are reconciled at once (default 1).
 	MaxConcurrentReconciles int
+	// MaxVerifications caps the targets whose contract checks run at once, across every
+	// run; the others wait their turn. Zero is no cap.
+	MaxVerifications int
 	// KeepTestRuns is how many finished TestRuns (with their runner pods and plan
 	// ConfigMaps) a run keeps for debugging; older ones go once their figures are read.
 	// Zero takes DefaultKeepTestRuns; negative keeps none.

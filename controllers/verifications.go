@@ -16,8 +16,9 @@ import (
 // own run time, never another run's (which would otherwise read Prometheus after its
 // retention window). Jobs live in memory: after a restart a pending target is verified again.
 type verifications struct {
-	mu   sync.Mutex
-	jobs map[string]*verifyJob
+	mu      sync.Mutex
+	jobs    map[string]*verifyJob
+	running int // jobs whose checks are under way, across every run
 }
 
 // verifyJob is one target's verification in flight or done.
@@ -31,22 +32,34 @@ type verifyJob struct {
 func verifyKey(run types.UID, target string) string { return string(run) + "/" + target }
 
 // start begins a verification unless one is already under way for that key, and returns
-// it. The job's context has the deadline, so the checks stop on their own; it is not the
-// pass's context, which ends with the pass.
-func (v *verifications) start(key string, now time.Time, timeout time.Duration,
+// it; nil when limit (> 0) checks already run across all runs: the caller asks again on a
+// later pass, and the deadline counts from when the checks start, not from the queue. The
+// cap bounds what one operator sends at once (each job holds connections and goroutines
+// against a target that may stall every one of them). The job's context has the deadline,
+// so the checks stop on their own; it is not the pass's context, which ends with the pass.
+func (v *verifications) start(key string, now time.Time, timeout time.Duration, limit int,
 	run func(context.Context) (verify.Report, error)) *verifyJob {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if j, ok := v.jobs[key]; ok {
 		return j
 	}
+	if limit > 0 && v.running >= limit {
+		return nil
+	}
 	if v.jobs == nil {
 		v.jobs = map[string]*verifyJob{}
 	}
 	j := &verifyJob{started: now, done: make(chan struct{})}
 	v.jobs[key] = j
+	v.running++
 	go func() {
-		defer close(j.done)
+		defer func() {
+			v.mu.Lock()
+			v.running--
+			v.mu.Unlock()
+			close(j.done)
+		}()
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		j.report, j.err = run(ctx)

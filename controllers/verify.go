@@ -31,13 +31,17 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseVerifying)
-	var failed, inFlight []string
+	var failed, inFlight, queued []string
 	reason := ReasonVerifyFailed
 	for _, t := range run.Spec.Targets {
 		ts := targetStatus(run, t.Name)
 		if ts.Verification == benchv1.VerificationPending || ts.Verification == "" {
 			done, timedOut, err := r.verifyTarget(s, t, ts)
-			if err != nil {
+			switch {
+			case errors.Is(err, errNoVerificationSlot):
+				queued = append(queued, t.Name)
+				continue
+			case err != nil:
 				return ctrl.Result{}, err
 			}
 			if !done {
@@ -54,9 +58,13 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 			notTimed(run, t.Name, "not timed: "+why)
 		}
 	}
-	if len(inFlight) > 0 {
-		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown, ReasonVerifying,
-			"checking against the contract: "+strings.Join(inFlight, ", "))
+	if len(inFlight)+len(queued) > 0 {
+		msg := "checking against the contract: " + strings.Join(inFlight, ", ")
+		if len(queued) > 0 {
+			msg = strings.TrimPrefix(fmt.Sprintf("%s; waiting for one of the operator's %d verification slots (--max-concurrent-verifications): %s",
+				msg, r.MaxVerifications, strings.Join(queued, ", ")), "checking against the contract: ; ")
+		}
+		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown, ReasonVerifying, msg)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
 	if len(failed) > 0 {
@@ -73,15 +81,22 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 	return ctrl.Result{}, nil
 }
 
+// errNoVerificationSlot: the operator's cap on verifications at once is reached; the
+// target waits its turn.
+var errNoVerificationSlot = errors.New("no verification slot free")
+
 // verifyTarget starts a target's checks or picks up their outcome into ts. done is false
 // while they run; timedOut says they were cut off at the deadline (the target then counts
 // as failed). An error other than the deadline is returned, and the next pass starts over.
 func (r *BenchmarkRunReconciler) verifyTarget(s *scope, t benchv1.Target, ts *benchv1.TargetStatus) (done, timedOut bool, err error) {
 	key := verifyKey(s.run.UID, t.Name)
 	opts := r.verifyOptions(s.run, t)
-	job := r.verifications.start(key, s.now, r.Timeouts.Verify, func(ctx context.Context) (verify.Report, error) {
+	job := r.verifications.start(key, s.now, r.Timeouts.Verify, r.MaxVerifications, func(ctx context.Context) (verify.Report, error) {
 		return r.Verify(ctx, opts)
 	})
+	if job == nil {
+		return false, false, errNoVerificationSlot
+	}
 	deadline := fmt.Sprintf("did not finish its contract checks within %v", r.Timeouts.Verify)
 	if !job.finished() {
 		// The checks honour their context; this is for a verifier that does not.

@@ -51,7 +51,7 @@ func main() {
 	var scrapeInterval time.Duration
 	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
-	var maxReconciles, keepTestRuns, wirePort int
+	var maxReconciles, maxVerifications, keepTestRuns, wirePort int
 	var wireSelector, wireSecret, wireNamespace string
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
@@ -66,6 +66,7 @@ func main() {
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles at a time")
 	flag.StringVar(&watchNamespace, "watch-namespace", "", "serve only this namespace (a namespaced install, with a Role instead of a ClusterRole); empty serves all")
 	flag.IntVar(&maxReconciles, "max-concurrent-reconciles", 1, "how many BenchmarkRuns are reconciled at once")
+	flag.IntVar(&maxVerifications, "max-concurrent-verifications", 8, "how many targets' contract checks run at once, across every run (the others wait their turn); 0 is no cap")
 	flag.IntVar(&keepTestRuns, "keep-finished-testruns", controllers.DefaultKeepTestRuns, "finished TestRuns (with their pods) each run keeps for debugging; older ones are deleted once read; 0 keeps none")
 	flag.StringVar(&registries, "allowed-registries", "", "comma-separated registries (host or host/path) bring-your-own images must come from; empty allows any")
 	flag.BoolVar(&networkPolicy, "network-policy", true, "give every run a NetworkPolicy that fences its targets in")
@@ -177,6 +178,7 @@ func main() {
 
 		WatchNamespace:          watchNamespace,
 		MaxConcurrentReconciles: maxReconciles,
+		MaxVerifications:        maxVerifications,
 		KeepTestRuns:            keepTests(keepTestRuns),
 		Wire:                    wireAgents,
 	}).SetupWithManager(mgr); err != nil {

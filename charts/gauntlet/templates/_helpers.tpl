@@ -113,6 +113,7 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --watch-namespace={{ . }}
 {{- end }}
 - --max-concurrent-reconciles={{ .Values.maxConcurrentReconciles }}
+- --max-concurrent-verifications={{ .Values.maxConcurrentVerifications }}
 {{- if not (kindIs "invalid" .Values.keepFinishedTestRuns) }}
 - --keep-finished-testruns={{ .Values.keepFinishedTestRuns }}
 {{- end }}
