@@ -11,6 +11,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/stats"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // Alpha is the significance level of the Mann-Whitney test.
@@ -78,31 +79,18 @@ func Judge(base, cur []int64, minEffectPPM int64) benchv1.Comparison {
 		c.Verdict = benchv1.VerdictNoChange
 	default:
 		c.Message = fmt.Sprintf("not significant (p %s), and the shift's 90%% interval [%s, %s] reaches past ±%s: too noisy to rule a change in or out; more repetitions narrow it",
-			c.PValue, signed(rel(eq.Low))+"%", signed(rel(eq.High))+"%", FormatPPM(minEffectPPM))
+			c.PValue, units.FormatSignedPPM(rel(eq.Low)), units.FormatSignedPPM(rel(eq.High)), units.FormatPPM(minEffectPPM))
 	}
 	return c
 }
 
-// FormatPPM prints parts per million as a signed percentage: +20.3%.
-func FormatPPM(ppm int64) string {
-	return strconv.FormatFloat(float64(ppm)/1e4, 'f', 1, 64) + "%"
-}
-
 // FormatShift prints a comparison's relative shift with its interval: "+20.3% [+15.1, +26.0]".
 func FormatShift(c benchv1.Comparison) string {
-	s := signed(c.ShiftPPM) + "%"
+	s := units.FormatSignedPPM(c.ShiftPPM)
 	if c.ShiftLowPPM != nil {
-		s += " [" + signed(*c.ShiftLowPPM) + ", " + signed(*c.ShiftHighPPM) + "]"
+		s += " [" + units.FormatSignedPPMNumber(*c.ShiftLowPPM) + ", " + units.FormatSignedPPMNumber(*c.ShiftHighPPM) + "]"
 	}
 	return s
-}
-
-func signed(ppm int64) string {
-	v := strconv.FormatFloat(float64(ppm)/1e4, 'f', 1, 64)
-	if ppm >= 0 {
-		return "+" + v
-	}
-	return v
 }
 
 func median(v []int64) int64 {

@@ -11,6 +11,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // Reasons of the Regressed condition.
@@ -159,7 +160,7 @@ func CapacityChanges(run, base *benchv1.BenchmarkRun) string {
 				continue
 			}
 			change := (int64(s.CapacityRPS) - int64(b.CapacityRPS)) * 1_000_000 / int64(b.CapacityRPS)
-			parts = append(parts, fmt.Sprintf("%s/%s %s → %s (%s%%)", s.Target, s.Scenario, capacityLabel(b), capacityLabel(s), signed(change)))
+			parts = append(parts, fmt.Sprintf("%s/%s %s → %s (%s)", s.Target, s.Scenario, capacityLabel(b), capacityLabel(s), units.FormatSignedPPM(change)))
 		}
 	}
 	return strings.Join(parts, ", ")

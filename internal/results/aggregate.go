@@ -241,11 +241,6 @@ func Cost(spec *benchv1.BenchmarkRunSpec, target string, milliRPS int64) *int64 
 // most 6 decimals).
 func ppm(fraction string) int64 { return micros(fraction) }
 
-// FormatFraction prints parts per million as a percentage: 50000 is "5%".
-func FormatFraction(ppm int64) string {
-	return strconv.FormatFloat(float64(ppm)/1e4, 'g', 4, 64) + "%"
-}
-
 // ParseFraction reads a decimal fraction between 0 and 1 with at most 6 decimals ("0.05")
 // as parts per million; ok is false for anything else.
 func ParseFraction(s string) (ppm int64, ok bool) {

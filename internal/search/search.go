@@ -8,6 +8,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 type key struct{ target, scenario string }
@@ -174,7 +175,7 @@ func answer(spec *benchv1.BenchmarkRunSpec, m *machine, cs *benchv1.CapacitySear
 		cs.Message = fmt.Sprintf("%d/s; %d/s failed (%s); %s", cs.CapacityRPS, m.upper, m.upperReason, reps)
 	}
 	if !m.widthReached {
-		cs.Message += fmt.Sprintf("; the steps ran out before the width (%s) was reached", results.FormatFraction(m.c.widthPPM))
+		cs.Message += fmt.Sprintf("; the steps ran out before the width (%s) was reached", units.FormatPPM(m.c.widthPPM))
 	}
 	if m.rounds > 0 {
 		cs.Message += fmt.Sprintf("; full-length repetitions overturned a rate the short trials passed (%d time(s)): later steps were full-length", m.rounds)

@@ -19,6 +19,20 @@ func FormatPPM(ppm int64) string {
 	return strconv.FormatFloat(float64(ppm)/1e4, 'g', 3, 64) + "%"
 }
 
+// FormatSignedPPM prints a relative change in parts per million as a signed percentage
+// with one decimal: "+20.3%", "-4.0%".
+func FormatSignedPPM(ppm int64) string { return FormatSignedPPMNumber(ppm) + "%" }
+
+// FormatSignedPPMNumber is FormatSignedPPM without the percent sign, for the bounds of an
+// interval printed after one: "+20.3% [+15.1, +26.0]".
+func FormatSignedPPMNumber(ppm int64) string {
+	v := strconv.FormatFloat(float64(ppm)/1e4, 'f', 1, 64)
+	if ppm >= 0 {
+		return "+" + v
+	}
+	return v
+}
+
 // FormatMillicores prints CPU in cores: "0.42".
 func FormatMillicores(m int64) string { return strconv.FormatFloat(float64(m)/1000, 'f', 2, 64) }
 
