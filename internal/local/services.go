@@ -19,6 +19,10 @@ type services struct {
 	pg          *Postgres
 	bouncer     *PgBouncer
 	databaseURL string // what targets get as DATABASE_URL; empty: no database
+	// lost, once set, says which of them exited during the run: the trials that read the
+	// database are not timed from then on (their errors would be the database's, not the
+	// targets').
+	lost string
 }
 
 func (s *services) stop() error {
@@ -63,20 +67,25 @@ func (r *runner) install(ctx context.Context) error {
 // needsDatabase: a trial that will run reads PostgreSQL (a db-* workload or an /api/db/ path).
 func (r *runner) needsDatabase() bool {
 	for _, t := range r.run.Status.Trials {
-		if t.Phase == benchv1.TrialSkipped {
+		if t.Phase != benchv1.TrialSkipped && r.readsDatabase(t.Scenario) {
+			return true
+		}
+	}
+	return false
+}
+
+// readsDatabase: the scenario's workload or one of its own requests reads PostgreSQL.
+func (r *runner) readsDatabase(scenario string) bool {
+	for _, s := range r.run.Spec.Scenarios {
+		if s.Name != scenario {
 			continue
 		}
-		for _, s := range r.run.Spec.Scenarios {
-			if s.Name != t.Scenario {
-				continue
-			}
-			if w, err := workload.Lookup(s.Workload); err == nil && w.NeedsDatabase {
+		if w, err := workload.Lookup(s.Workload); err == nil && w.NeedsDatabase {
+			return true
+		}
+		for _, q := range s.Requests {
+			if strings.HasPrefix(q.Path, "/api/db/") {
 				return true
-			}
-			for _, q := range s.Requests {
-				if strings.HasPrefix(q.Path, "/api/db/") {
-					return true
-				}
 			}
 		}
 	}

@@ -41,6 +41,11 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		t.Phase, t.Message = benchv1.TrialFailed, "not timed: "+ts.broken
 		return
 	}
+	readsDB := r.readsDatabase(t.Scenario)
+	if lost := r.services.checkLost(r.run); readsDB && lost != "" {
+		t.Phase, t.Message = benchv1.TrialFailed, "not timed: "+firstLine(lost)
+		return
+	}
 	if ts.proc == nil {
 		// It crashed in an earlier trial: restart and verify it again before timing it.
 		if err := r.startTarget(ctx, ts); err != nil {
@@ -73,9 +78,15 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	proc := ts.proc
-	go func() { // a dead target ends the trial at once rather than after the window
+	var dbExited <-chan struct{}
+	if readsDB {
+		dbExited = r.services.exited(tctx.Done())
+	}
+	go func() { // a dead target or database ends the trial at once rather than after the window
 		select {
 		case <-proc.Done():
+			cancel()
+		case <-dbExited:
 			cancel()
 		case <-tctx.Done():
 		}
@@ -100,13 +111,25 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	u := <-usage
 	w := r.stopWire(capture)
 
+	lost := ""
+	if readsDB {
+		lost = r.services.checkLost(r.run)
+	}
 	select {
 	case <-proc.Done():
 		ts.proc = nil
 		_ = proc.Stop(0) // reaps whatever its workers left behind
+		if lost != "" { // it may have died of it: the cause is the database
+			fail("the database failed, not the target: %s", lost)
+			return
+		}
 		fail("target %s exited during the trial (%v); its last output:\n%s", t.Target, proc.proc.ExitErr(), indent(proc.Tail()))
 		return
 	default:
+	}
+	if lost != "" {
+		fail("the database failed, not the target: %s", lost)
+		return
 	}
 	if ctx.Err() != nil {
 		t.Phase, t.Message = benchv1.TrialPending, "interrupted before the trial finished; not measured"

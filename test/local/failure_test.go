@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
@@ -102,6 +105,56 @@ spec:
 	if st.Phase != benchv1.PhaseFailed || len(st.Results) != 1 || st.Results[0].Repetitions != 1 ||
 		!strings.Contains(strings.Join(st.Results[0].Flags, ","), "FailedRepetitions") {
 		t.Errorf("phase %s, rows %+v", st.Phase, st.Results)
+	}
+}
+
+// PgBouncer killed while a db-ping trial runs: that trial fails naming PgBouncer, not the
+// target; the later db-ping trial is not timed; the ping trials, which never read the
+// database, are measured; DatabaseReady turns False with the cause.
+func TestDatabaseLossFailsOnlyTheTrialsThatReadIt(t *testing.T) {
+	testenv.Long(t)
+	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: db-loss}
+spec:
+  targets: [{name: go, preset: go-nethttp}]
+  database: {connectVia: pooler, pooler: {poolMode: transaction}}
+  scenarios: [{name: db, workload: db-ping}, {name: ping, workload: ping}]
+  load: {rates: [100], warmup: 1s, duration: 3s, repetitions: 2}
+`, nil)
+	c.waitFor(t, "go  db @ 100", 120*time.Second)
+	time.Sleep(1500 * time.Millisecond)
+	bouncer := descendant(c.cmd.Process.Pid, "pgbouncer")
+	if bouncer == 0 {
+		t.Fatal("PgBouncer is not among the CLI's descendants")
+	}
+	if err := syscall.Kill(bouncer, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.wait(t, 120*time.Second); code != int(outcome.Failed) {
+		t.Errorf("exit status %d, want %d (Failed: a trial failed)", code, outcome.Failed)
+	}
+	st := c.status(t).Status
+	var killedIn, notTimed, pings int
+	for _, tr := range st.Trials {
+		switch {
+		case tr.Calibration:
+		case tr.Scenario == "ping" && tr.Phase == benchv1.TrialSucceeded && tr.Result != nil:
+			pings++
+		case tr.Scenario == "db" && strings.Contains(tr.Message, "the database failed, not the target: PgBouncer exited during the run"):
+			killedIn++
+		case tr.Scenario == "db" && strings.HasPrefix(tr.Message, "not timed: PgBouncer exited during the run"):
+			notTimed++
+		default:
+			t.Errorf("trial %s: %s %q", tr.Name, tr.Phase, tr.Message)
+		}
+	}
+	if killedIn != 1 || notTimed != 1 || pings != 2 {
+		t.Errorf("db trials failed by the kill %d, not timed after it %d, ping trials measured %d: want 1, 1, 2", killedIn, notTimed, pings)
+	}
+	if cond := meta.FindStatusCondition(st.Conditions, benchv1.ConditionDatabaseReady); cond == nil ||
+		cond.Status != metav1.ConditionFalse || cond.Reason != "DatabaseExited" || !strings.Contains(cond.Message, "PgBouncer") {
+		t.Errorf("DatabaseReady %+v, want False, DatabaseExited, naming PgBouncer", cond)
 	}
 }
 
