@@ -53,6 +53,7 @@ func (l *lab) fullTier(t *testing.T) {
 			for _, sc := range seedCases {
 				t.Run("through the operators: "+sc.name, func(t *testing.T) { l.testSeed(t, sc) })
 			}
+			t.Run("through the operators: three runners on one target", l.testThreeRunners)
 		})
 		t.Run("drill: an image that does not exist", func(t *testing.T) {
 			t.Parallel()
@@ -65,7 +66,12 @@ func (l *lab) fullTier(t *testing.T) {
 				"  nodePools: [{name: nowhere, nodeSelector: {gauntlet.dev/pool: nowhere}}]\n",
 				"Unschedulable", "node affinity/selector")
 		})
-		t.Run("drill: a run deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDeleteMidTrial(t) })
+		// One after the other: each holds a target and a runner's CPU beside the seeds.
+		t.Run("drills: a run deleted, then a runner killed, mid-trial", func(t *testing.T) {
+			t.Parallel()
+			t.Run("run deleted", l.testDeleteMidTrial)
+			t.Run("runner killed", l.testRunnerKilled)
+		})
 		t.Run("drill: the database's primary deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDatabaseLostMidTrial(t) })
 		t.Run("drill: a TestRun whose starter cannot be scheduled", func(t *testing.T) { t.Parallel(); l.testStarterUnschedulable(t) })
 		t.Run("GitOps: Flux applies runs from Git and waits on them", func(t *testing.T) {
