@@ -17,7 +17,7 @@ deps lint verify-generated: export GOGC := $(BUILD_GOGC)
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: release-snapshot all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator lab-up lab-down lab-test lab-test-core
+.PHONY: release-snapshot all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator modes lab-up lab-down lab-test lab-test-core
 
 all: build
 
@@ -109,6 +109,15 @@ reproductions: ## Run every sample as the samples tier does, REPRO_REPETITIONS (
 	  -run 'TestSamples' ./test/local || status=$$?; \
 	echo "after: $$(cut -d' ' -f1-3 /proc/loadavg)" >> .cache/reproductions/machine.txt; \
 	go run ./hack/reproductions -in .cache/reproductions -out docs/reproductions.md; exit $$status
+
+modes: ## After make lab-test: run each document the lab applied here in the local mode (limits on as root) and print its rows beside the cluster's (hack/modes).
+	hack/k6.sh >/dev/null
+	go build -o bin/gauntlet ./cmd/gauntlet
+	for st in .cache/lab/applied/*.status.yaml; do \
+	  doc="$${st%.status.yaml}"; name="$$(basename "$$doc")"; rm -rf ".cache/modes/$$name"; \
+	  bin/gauntlet run --local -f "$$doc.yaml" --out ".cache/modes/$$name" >".cache/modes-$$name.log" 2>&1 || true; \
+	  go run ./hack/modes -cluster "$$st" -local ".cache/modes/$$name" || exit 1; echo; \
+	done
 
 bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethttp (minutes; pinned cores). BENCH_ARGS=-h for options.
 	hack/k6.sh >/dev/null

@@ -155,6 +155,7 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 		t.Fatalf("phase %q (%v), want Succeeded; conditions:\n%s\nevents:\n%s", run.Status.Phase, err,
 			conditions(run.Status.Conditions), l.command(t, l.kubectl(), "-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
 	}
+	l.keepStatus(t, &run)
 	checkRows(t, &run, sc.errors)
 	checkWire(t, &run, sc.errors)
 	if run.Status.Headline == "" {
@@ -312,6 +313,21 @@ func (l *lab) keepApplied(t *testing.T, u *unstructured.Unstructured) {
 	}
 	if err != nil {
 		t.Errorf("keep the applied document: %v", err)
+	}
+}
+
+// keepStatus writes the finished run, status included, to
+// .cache/lab/applied/<name>.status.yaml: hack/modes reads it beside the local mode's run of
+// the same document.
+func (l *lab) keepStatus(t *testing.T, run *benchv1.BenchmarkRun) {
+	t.Helper()
+	run.APIVersion, run.Kind = benchv1.GroupVersion.String(), "BenchmarkRun"
+	doc, err := yaml.Marshal(run)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(l.root, ".cache/lab/applied", run.Name+".status.yaml"), doc, 0o644)
+	}
+	if err != nil {
+		t.Errorf("keep the run's status: %v", err)
 	}
 }
 
