@@ -16,7 +16,7 @@ import (
 
 // snapLen is how much of each frame is copied to us: the headers and the start of a
 // request, where the phase header is. Responses and bodies are never read past it.
-const snapLen = 1024
+const snapLen = SnapLen
 
 // ErrNoPrivilege is returned when the packet socket is refused: capturing needs root or
 // CAP_NET_RAW.

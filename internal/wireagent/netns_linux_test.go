@@ -22,6 +22,7 @@ import (
 
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
+	"github.com/gauntlet-bench/gauntlet/internal/wire/wiretest"
 )
 
 // testPod is a network namespace with one veth pair to the host, made by the test (as a
@@ -117,6 +118,8 @@ func TestAgentCapturesAPodBehindAVeth(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 
 	agent, client := newAgent(t, NodeCapturer)
+	// The independent capture of the same packets, on the same veth.
+	dump := wiretest.StartTcpdump(t, pod.host, fmt.Sprintf("tcp port %d", port))
 	ctx := context.Background()
 	q := StartRequest{ID: "ns/trial-1/pod", PodIP: pod.addr.String(), Port: port, Seconds: 60}
 	if err := client.Start(ctx, agent.URL, q); err != nil {
@@ -186,6 +189,24 @@ func TestAgentCapturesAPodBehindAVeth(t *testing.T) {
 	}
 	if n != int64(sent) {
 		t.Errorf("buckets hold %d latencies, want %d", n, sent)
+	}
+	// tcpdump's stamps of the same packets give the same figures, within 1% or the stated
+	// uncertainty: the agent stamps where libpcap does (docs/measurement.md).
+	theirs := dump.Stop(t, wire.Endpoint{Addr: pod.addr, Port: uint16(port)})
+	if theirs.Requests != f.Requests {
+		t.Errorf("tcpdump paired %d measured requests, the agent %d", theirs.Requests, f.Requests)
+	}
+	for _, c := range []struct {
+		name string
+		q    float64
+		ours int64
+	}{{"p50", 0.5, f.P50Micros}, {"p99", 0.99, f.P99Micros}} {
+		them := theirs.Latency.Quantile(c.q) / 1000
+		allowed := max(them/100, wire.UncertaintyMicros)
+		if c.ours-them > allowed || them-c.ours > allowed {
+			t.Errorf("%s: agent %d µs, tcpdump %d µs on the same veth: want within %d µs (1%% or %d µs)", c.name, c.ours, them, allowed, wire.UncertaintyMicros)
+		}
+		t.Logf("%s: agent %d µs, tcpdump %d µs", c.name, c.ours, them)
 	}
 	// Stopped figures stay readable: the operator may ask again after a restart.
 	again, err := client.Stop(ctx, agent.URL, q.ID)
