@@ -35,11 +35,15 @@ func (p PrometheusMeasurer) Measure(ctx context.Context, q metrics.TrialQuery, r
 		return m, "", err
 	}
 	var notes []string
-	if err := rd.Resources(ctx, q, &m); err != nil {
+	if note, err := rd.Resources(ctx, q, &m); err != nil {
 		notes = append(notes, "target CPU and memory not read: "+err.Error())
+	} else if note != "" {
+		notes = append(notes, note)
 	}
-	if err := rd.Generator(ctx, q, &m); err != nil {
+	if note, err := rd.Generator(ctx, q, &m); err != nil {
 		notes = append(notes, "runner CPU not read (GeneratorBound cannot be judged): "+err.Error())
+	} else if note != "" {
+		notes = append(notes, note)
 	}
 	return m, strings.Join(notes, "; "), nil
 }

@@ -105,7 +105,7 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	r.ScrapeInterval = scrape
 	q := TrialQuery{Start: start, End: end, Namespace: "bench", PodRegex: "gauntlet-go-[a-z0-9]+-[a-z0-9]+"}
 	var m benchv1.Measurement
-	if err := r.Resources(context.Background(), q, &m); err != nil {
+	if _, err := r.Resources(context.Background(), q, &m); err != nil {
 		t.Fatal(err)
 	}
 	// CPU: (5.5 + 2.25) core-intervals of 15 s over 120 s = 0.96875 cores; the busiest
@@ -121,7 +121,7 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	// One pod alone, by an exact name: its own figures.
 	q.PodRegex = appB.pod
 	m = benchv1.Measurement{}
-	if err := r.Resources(context.Background(), q, &m); err != nil {
+	if _, err := r.Resources(context.Background(), q, &m); err != nil {
 		t.Fatal(err)
 	}
 	if want := (benchv1.Measurement{CPUMillicores: 281, CPUPeakMillicores: 500, MemoryBytes: int64(math.Round(1380.0 * mib / 9)), MemoryPeakBytes: 180 * mib}); m != want {
@@ -147,11 +147,50 @@ func TestResourcesFallBackToThePodCgroup(t *testing.T) {
 	r.ScrapeInterval = scrape
 	var m benchv1.Measurement
 	q := TrialQuery{Start: start, End: end, Namespace: "fallback", PodRegex: "gauntlet-py-[a-z0-9]+-[a-z0-9]+"}
-	if err := r.Resources(context.Background(), q, &m); err != nil {
+	if _, err := r.Resources(context.Background(), q, &m); err != nil {
 		t.Fatal(err)
 	}
 	if want := (benchv1.Measurement{CPUMillicores: 500, CPUPeakMillicores: 500, MemoryBytes: 100 * mib, MemoryPeakBytes: 100 * mib}); m != want {
 		t.Errorf("got %+v, want %+v (the pod cgroup, without the pause container)", m, want)
+	}
+}
+
+// A loaded node's cAdvisor stamps a container's counters 17-19 s apart, so a 30 s window
+// can hold a single sample: the CPU is then read from the samples just around the window
+// (within HousekeepingPad), and the note says so. Here 2 s before, once inside, 6 s after.
+func TestResourcesWidenPastSparseSamples(t *testing.T) {
+	testenv.Long(t)
+	end := time.Now().Truncate(time.Second).Add(-20 * time.Minute)
+	start := end.Add(-30 * time.Second)
+	labels := func(name, pod string) map[string]string {
+		return map[string]string{"__name__": name, "namespace": "sparse", "pod": pod, "container": "app"}
+	}
+	at := []time.Time{start.Add(-2 * time.Second), start.Add(17 * time.Second), end.Add(6 * time.Second)}
+	cpu := func(pod string, v ...float64) []series {
+		c, mem := series{Labels: labels(cpuSeconds, pod)}, series{Labels: labels(workingSet, pod)}
+		for i, t := range at {
+			c.Samples = append(c.Samples, sample{At: t, V: v[i]})
+			mem.Samples = append(mem.Samples, sample{At: t, V: 64 * mib})
+		}
+		return []series{c, mem}
+	}
+	pushSeries(t, append(cpu("gauntlet-go-1a2b3-q7x2z", 10, 20, 30.8), cpu("gauntlet-go-ping-100-r1-abc-1-zzzzz", 5, 8, 10.7)...))
+	r := newTestReader(t)
+	r.ScrapeInterval = 5 * time.Second
+	q := TrialQuery{Start: start, End: end, Namespace: "sparse", PodRegex: "gauntlet-go-[a-z0-9]+-[a-z0-9]+",
+		RunnerPodRegex: "gauntlet-go-ping-100-r1-abc-[0-9][a-z0-9-]*"}
+	var m benchv1.Measurement
+	note, err := r.Resources(context.Background(), q, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The slope between the samples around the window: 20.8 core-seconds over 38 s.
+	if want := int64(547); m.CPUMillicores < want*98/100 || m.CPUMillicores > want*102/100 || !strings.Contains(note, "within 20s of the 30s window") {
+		t.Errorf("cpu %d m (want about %d), note %q", m.CPUMillicores, want, note)
+	}
+	note, err = r.Generator(context.Background(), q, &m)
+	if want := int64(150); err != nil || m.GeneratorCPUMillicores < want*98/100 || m.GeneratorCPUMillicores > want*102/100 || !strings.HasPrefix(note, "runner CPU read") {
+		t.Errorf("runner cpu %d m (want about %d), note %q, err %v", m.GeneratorCPUMillicores, want, note, err)
 	}
 }
 
@@ -177,7 +216,7 @@ func TestResourcesRefusesWhatItCannotMeasure(t *testing.T) {
 			q := base
 			tc.edit(&q)
 			var m benchv1.Measurement
-			err := r.Resources(context.Background(), q, &m)
+			_, err := r.Resources(context.Background(), q, &m)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
@@ -213,18 +252,18 @@ func TestGeneratorIsTheBusiestRunner(t *testing.T) {
 	r := newTestReader(t)
 	q := TrialQuery{Start: start, End: end, Namespace: "bench", RunnerPodRegex: "run-go-ping-1000-r1-[0-9]+-[a-z0-9]+"}
 	var m benchv1.Measurement
-	if err := r.Generator(context.Background(), q, &m); err != nil {
+	if _, err := r.Generator(context.Background(), q, &m); err != nil {
 		t.Fatal(err)
 	}
 	if m.GeneratorCPUMillicores != 1625 {
 		t.Errorf("generator %d millicores, want 1625 (the busiest runner's mean)", m.GeneratorCPUMillicores)
 	}
 	q.RunnerPodRegex = "run-none-[0-9]+-[a-z0-9]+"
-	if err := r.Generator(context.Background(), q, &m); err == nil || !strings.Contains(err.Error(), "no cAdvisor") {
+	if _, err := r.Generator(context.Background(), q, &m); err == nil || !strings.Contains(err.Error(), "no cAdvisor") {
 		t.Errorf("no runner series: error %v", err)
 	}
 	q.RunnerPodRegex = ""
-	if err := r.Generator(context.Background(), q, &m); err == nil || !strings.Contains(err.Error(), "runnerPodRegex") {
+	if _, err := r.Generator(context.Background(), q, &m); err == nil || !strings.Contains(err.Error(), "runnerPodRegex") {
 		t.Errorf("no pattern: error %v", err)
 	}
 }

@@ -80,7 +80,8 @@ func (r *Reader) Trial(ctx context.Context, q TrialQuery) (benchv1.Measurement, 
 	if err != nil {
 		return m, err
 	}
-	return m, r.Resources(ctx, q, &m)
+	_, err = r.Resources(ctx, q, &m)
+	return m, err
 }
 
 // Load reads k6's figures of the measured window: requests, achieved rate, errors,
@@ -136,67 +137,100 @@ func (r *Reader) Load(ctx context.Context, q TrialQuery) (benchv1.Measurement, e
 }
 
 // Resources fills m's target CPU (mean and peak, millicores) and working-set memory (mean
-// and peak, bytes) over the window, from cAdvisor series of the target's containers.
-func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measurement) error {
+// and peak, bytes) over the window, from cAdvisor series of the target's containers. note,
+// when not empty, says the CPU was read over a wider interval than the window (widen).
+func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measurement) (note string, err error) {
 	window, err := q.window()
 	if err != nil {
-		return err
+		return "", err
 	}
 	if q.Namespace == "" || q.PodRegex == "" {
-		return errors.New("namespace and podRegex: both are needed to find the target's cAdvisor series")
+		return "", errors.New("namespace and podRegex: both are needed to find the target's cAdvisor series")
 	}
 	if _, err := regexp.Compile("^(?:" + q.PodRegex + ")$"); err != nil {
-		return fmt.Errorf("podRegex: %w", err)
+		return "", fmt.Errorf("podRegex: %w", err)
 	}
 	scrape := r.ScrapeInterval
 	if scrape == 0 {
 		scrape = DefaultScrapeInterval
 	}
 	if window < 2*scrape {
-		return fmt.Errorf("window: %v is shorter than two %v scrape intervals; CPU cannot be read", window, scrape)
+		return "", fmt.Errorf("window: %v is shorter than two %v scrape intervals; CPU cannot be read", window, scrape)
 	}
 	e := evaluator{r: r, ctx: ctx, at: q.End}
 	of := seriesOf(container)
-	cpu := e.value(cpuMean(of, q.Namespace, q.PodRegex, window))
+	cpu, note := widen(&e, func(w time.Duration) string { return cpuMean(container, q.Namespace, q.PodRegex, w) }, window)
 	if e.err == nil && cpu.absent {
 		// cAdvisor missed the container's cgroup: its pod's holds the same CPU and memory.
 		of = podCgroup
-		cpu = e.value(cpuMean(of, q.Namespace, q.PodRegex, window))
+		cpu, note = widen(&e, func(w time.Duration) string { return cpuMean(podCgroup, q.Namespace, q.PodRegex, w) }, window)
 	}
 	if e.err == nil && cpu.absent {
-		return fmt.Errorf("no cAdvisor %s for pods %q in namespace %q between %v and %v: is the kubelet's cAdvisor scraped?",
+		return "", fmt.Errorf("no cAdvisor %s for pods %q in namespace %q between %v and %v: is the kubelet's cAdvisor scraped?",
 			cpuSeconds, q.PodRegex, q.Namespace, q.Start, q.End)
 	}
 	m.CPUMillicores = int64(math.Round(cpu.v * 1000))
-	m.CPUPeakMillicores = int64(math.Round(e.value(cpuPeak(of, q.Namespace, q.PodRegex, window, scrape)).v * 1000))
+	m.CPUPeakMillicores = max(m.CPUMillicores, int64(math.Round(e.value(cpuPeak(of, q.Namespace, q.PodRegex, window, scrape)).v*1000)))
 	m.MemoryBytes = int64(math.Round(e.value(memory("avg_over_time", of, q.Namespace, q.PodRegex, window, scrape)).v))
 	m.MemoryPeakBytes = int64(math.Round(e.value(memory("max_over_time", of, q.Namespace, q.PodRegex, window, scrape)).v))
-	return e.err
+	if note != "" {
+		note = "target " + note
+	}
+	return note, e.err
+}
+
+// HousekeepingPad is how far beyond a trial's window CPU may be read when the window holds
+// fewer than two cAdvisor samples of a container. The kubelet's cAdvisor stamps a
+// container's counters at its own housekeeping, every 10-15 s idle and, on a loaded node,
+// 17-19 s apart (measured in the lab), so a 30 s window can hold one sample.
+const HousekeepingPad = 20 * time.Second
+
+// widen evaluates query over the window ending at e.at, and when that finds no series
+// (fewer than two samples inside), over the window padded by HousekeepingPad on both
+// sides: the samples nearest around the window then give the mean over a slightly longer
+// interval, which note says.
+func widen(e *evaluator, query func(window time.Duration) string, window time.Duration) (result, string) {
+	v := e.value(query(window))
+	if e.err != nil || !v.absent {
+		return v, ""
+	}
+	wide := *e
+	wide.at = e.at.Add(HousekeepingPad)
+	v = wide.value(query(window + 2*HousekeepingPad))
+	if e.err = wide.err; e.err != nil || v.absent {
+		return v, ""
+	}
+	return v, fmt.Sprintf("CPU read from the cAdvisor samples within %v of the %v window (fewer than two inside it: the kubelet's housekeeping was slower)",
+		HousekeepingPad, window)
 }
 
 // Generator fills m.GeneratorCPUMillicores, the busiest runner's mean CPU over the window
 // from cAdvisor series of the runner pods (the same series and method as the target's
-// CPU), and m.GeneratorCPULimitMillicores, the limit it is judged against.
-func (r *Reader) Generator(ctx context.Context, q TrialQuery, m *benchv1.Measurement) error {
+// CPU), and m.GeneratorCPULimitMillicores, the limit it is judged against. note as in
+// Resources.
+func (r *Reader) Generator(ctx context.Context, q TrialQuery, m *benchv1.Measurement) (note string, err error) {
 	window, err := q.window()
 	if err != nil {
-		return err
+		return "", err
 	}
 	if q.Namespace == "" || q.RunnerPodRegex == "" {
-		return errors.New("namespace and runnerPodRegex: both are needed to find the runners' cAdvisor series")
+		return "", errors.New("namespace and runnerPodRegex: both are needed to find the runners' cAdvisor series")
 	}
 	if _, err := regexp.Compile("^(?:" + q.RunnerPodRegex + ")$"); err != nil {
-		return fmt.Errorf("runnerPodRegex: %w", err)
+		return "", fmt.Errorf("runnerPodRegex: %w", err)
 	}
 	e := evaluator{r: r, ctx: ctx, at: q.End}
-	cpu := e.value(RunnerCPUMaxQuery(q.Namespace, q.RunnerPodRegex, window))
+	cpu, note := widen(&e, func(w time.Duration) string { return RunnerCPUMaxQuery(q.Namespace, q.RunnerPodRegex, w) }, window)
 	if e.err == nil && cpu.absent {
-		return fmt.Errorf("no cAdvisor %s for runner pods %q in namespace %q between %v and %v",
+		return "", fmt.Errorf("no cAdvisor %s for runner pods %q in namespace %q between %v and %v",
 			cpuSeconds, q.RunnerPodRegex, q.Namespace, q.Start, q.End)
 	}
 	m.GeneratorCPUMillicores = int64(math.Round(cpu.v * 1000))
 	m.GeneratorCPULimitMillicores = q.RunnerCPUMillicores
-	return e.err
+	if note != "" {
+		note = "runner " + note
+	}
+	return note, e.err
 }
 
 // evaluator runs instant queries at one time and keeps the first error, so a sequence of
