@@ -110,7 +110,7 @@ func encodeHistogram(h Histogram) []byte {
 	b = binary.AppendUvarint(b, zigzag(int64(h.Schema)))
 	b = appendBytes(b, 11, span)
 	b = appendBytes(b, 12, deltas)
-	b = binary.AppendUvarint(b, 15<<3|0)
+	b = binary.AppendUvarint(b, 15<<3|0) //nolint:staticcheck // SA4016: field 15, varint
 	b = binary.AppendUvarint(b, uint64(h.At.UnixMilli()))
 	return b
 }
