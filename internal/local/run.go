@@ -15,6 +15,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
@@ -214,7 +215,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 			c.Message += "; at shutdown: " + msg
 		}
 	}
-	if err := WriteOutputs(opts.OutDir, run); err != nil {
+	if err := report.WriteOutputs(opts.OutDir, run); err != nil {
 		return run, err
 	}
 	switch {

@@ -119,7 +119,7 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	case <-proc.Done():
 		ts.proc = nil
 		_ = proc.Stop(0) // reaps whatever its workers left behind
-		if lost != "" { // it may have died of it: the cause is the database
+		if lost != "" {  // it may have died of it: the cause is the database
 			fail("the database failed, not the target: %s", lost)
 			return
 		}

@@ -22,6 +22,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -138,7 +139,7 @@ func (c *cli) waitFor(t *testing.T, s string, timeout time.Duration) {
 // status reads the results folder's status.yaml.
 func (c *cli) status(t *testing.T) *benchv1.BenchmarkRun {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(c.out, local.StatusFile))
+	data, err := os.ReadFile(filepath.Join(c.out, report.StatusFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
@@ -141,7 +142,7 @@ func TestRegressionVerdicts(t *testing.T) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := local.WriteOutputs(d, r); err != nil {
+		if err := report.WriteOutputs(d, r); err != nil {
 			t.Fatal(err)
 		}
 		return d
