@@ -16,6 +16,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
 func limitedTarget(name, cpu, mem string) benchv1.Target {
@@ -96,7 +97,7 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Start(Spec{Name: "spin", Argv: []string{"sh", "-c", "while :; do :; done"}, CPUs: pin, Cgroup: g})
+	p, err := supervise.Start(supervise.Spec{Name: "spin", Argv: []string{"sh", "-c", "while :; do :; done"}, CPUs: pin, Cgroup: g})
 	if err != nil {
 		t.Fatal(err)
 	}

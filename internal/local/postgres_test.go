@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -74,7 +75,7 @@ func TestPostgresSeedProfileSchemaAndCleanStop(t *testing.T) {
 	if err := pg.Stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	if left := GroupMembers(pid); len(left) > 0 {
+	if left := supervise.GroupMembers(pid); len(left) > 0 {
 		t.Fatalf("postgres left processes behind: %v", left)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

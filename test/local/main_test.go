@@ -21,8 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -158,7 +158,7 @@ func assertNoLeftovers(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		left = left[:0]
-		for pid, p := range local.Procs() {
+		for pid, p := range supervise.Procs() {
 			if p.Live() && p.PPID == os.Getpid() {
 				cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 				left = append(left, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
