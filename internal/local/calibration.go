@@ -14,6 +14,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
@@ -37,7 +38,7 @@ func skipCalibration(trials []benchv1.Trial, why string) {
 // startNullResponder starts the null responder on the target side's CPUs and waits until
 // it answers.
 func (r *runner) startNullResponder(ctx context.Context) (*nullResponder, error) {
-	port, err := FreePort(r.opts.Ports)
+	port, err := loopback.FreePort(r.opts.Ports)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/jackc/pgx/v5"
 )
@@ -31,7 +32,7 @@ type PgBouncerOptions struct {
 	// Parameters are extra [pgbouncer] settings such as default_pool_size.
 	Parameters map[string]string
 	Port       int // 0: a free one in Ports
-	Ports      PortRange
+	Ports      loopback.PortRange
 	// Binary is the pgbouncer program; empty: pgbouncer on PATH or /usr/sbin/pgbouncer.
 	Binary string
 	// CPUs, when set, pins PgBouncer to these CPUs.
@@ -91,7 +92,7 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 	}
 	port := opts.Port
 	if port == 0 {
-		if port, err = FreePort(opts.Ports); err != nil {
+		if port, err = loopback.FreePort(opts.Ports); err != nil {
 			return nil, fmt.Errorf("pgbouncer: %w", err)
 		}
 	}

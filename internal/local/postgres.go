@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/jackc/pgx/v5"
 )
@@ -47,7 +48,7 @@ func Seed001Parameters() map[string]string {
 type PostgresOptions struct {
 	// Port to listen on (127.0.0.1); 0 picks a free one in Ports.
 	Port  int
-	Ports PortRange
+	Ports loopback.PortRange
 	// Parameters are postgresql.conf settings (nil: none beyond the defaults);
 	// pg_stat_statements is always added to shared_preload_libraries.
 	Parameters map[string]string
@@ -98,7 +99,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (_ *Postgres, err 
 	}
 	port := opts.Port
 	if port == 0 {
-		if port, err = FreePort(opts.Ports); err != nil {
+		if port, err = loopback.FreePort(opts.Ports); err != nil {
 			return nil, fmt.Errorf("postgres: %w", err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
@@ -21,7 +22,7 @@ import (
 type TargetOptions struct {
 	Preset *preset.Preset
 	Port   int // 0: a free one in Ports
-	Ports  PortRange
+	Ports  loopback.PortRange
 	// Workers is WORKERS (0: 1).
 	Workers int
 	// DatabaseURL is DATABASE_URL; empty leaves it unset (DB endpoints answer 503).
@@ -119,7 +120,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 	}
 	port := opts.Port
 	if port == 0 {
-		if port, err = FreePort(opts.Ports); err != nil {
+		if port, err = loopback.FreePort(opts.Ports); err != nil {
 			return nil, fmt.Errorf("target %s: %w", p.Name, err)
 		}
 	}

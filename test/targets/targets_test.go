@@ -19,13 +19,14 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
 )
 
 // ports keeps everything this test starts inside one loopback range.
-var ports = local.PortRange{Lo: 18000, Hi: 18999}
+var ports = loopback.PortRange{Lo: 18000, Hi: 18999}
 
 // The database side, shared by every target: one PostgreSQL with seed 001's profile and a
 // pooler in each mode seed 001 compares.

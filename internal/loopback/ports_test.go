@@ -1,4 +1,4 @@
-package local
+package loopback
 
 import (
 	"net"
@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 )
+
+// testPorts keeps development runs inside the loopback range reserved for this work.
+var testPorts = PortRange{Lo: 18000, Hi: 18999}
 
 func TestFreePort(t *testing.T) {
 	seen := map[int]bool{}
