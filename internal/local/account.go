@@ -6,15 +6,6 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
-// serviceAccount is the user PostgreSQL and PgBouncer run as: the current one, or the
-// postgres user when running as root (both refuse to run as root).
-func serviceAccount() (*supervise.Account, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	return supervise.LookupAccount("postgres", "running as root needs the postgres user to run PostgreSQL and PgBouncer: run hack/apt.sh postgresql-15 pgbouncer")
-}
-
 // TargetUser is the unprivileged system user targets run as when gauntlet runs as root
 // (hack/local-user.sh creates it): a target is code from the spec's preset, and a spec may
 // come from someone else.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/localdb"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
@@ -62,14 +63,14 @@ func (s *services) checkLost(run *benchv1.BenchmarkRun) string {
 	return ""
 }
 
-func pgDaemon(p *Postgres) *supervise.Daemon {
+func pgDaemon(p *localdb.Postgres) *supervise.Daemon {
 	if p == nil {
 		return nil
 	}
 	return &p.Daemon
 }
 
-func bouncerDaemon(b *PgBouncer) *supervise.Daemon {
+func bouncerDaemon(b *localdb.PgBouncer) *supervise.Daemon {
 	if b == nil {
 		return nil
 	}

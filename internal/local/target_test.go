@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
@@ -57,6 +58,9 @@ var testPython = func() string {
 	}
 	return "python3"
 }()
+
+// testPorts keeps development runs inside the loopback range reserved for this work.
+var testPorts = loopback.PortRange{Lo: 18000, Hi: 18999}
 
 func tinyTarget(t *testing.T, install string) *preset.Preset {
 	t.Helper()

@@ -1,4 +1,8 @@
-package local
+// Package localdb runs the local mode's PostgreSQL and PgBouncer as child processes on
+// loopback: a fresh cluster with seed 001's bench user, database and schema, and a pooler
+// in front of it. The runner starts and watches them (its services and dbhealth); they are
+// kept apart from it because they need no benchmark, and test/targets starts them alone.
+package localdb
 
 import (
 	"context"
