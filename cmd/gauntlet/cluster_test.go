@@ -82,7 +82,7 @@ func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	root.SetOut(&out)
 	root.SetErr(&errOut)
 	root.SetArgs(args)
-	code = report(root.ExecuteContext(context.Background()), &errOut)
+	code = reportError(root.ExecuteContext(context.Background()), &errOut)
 	return code, out.String(), errOut.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 )
 
 func init() { subcommands = append(subcommands, newCompareCmd) }
@@ -57,7 +58,7 @@ func newCompareCmd() *cobra.Command {
 				return usage(fmt.Errorf("%w (--metric, --min-effect)", err))
 			}
 			compare.Apply(run, base, baseFile, o)
-			if err := local.WriteComparison(cmd.OutOrStdout(), run); err != nil {
+			if err := report.WriteComparison(cmd.OutOrStdout(), run); err != nil {
 				return err
 			}
 			if failOnRegression && compare.Regressed(run) {

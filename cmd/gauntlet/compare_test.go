@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
@@ -33,7 +33,7 @@ func writeRun(t *testing.T, name string, p50s ...int64) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := local.WriteOutputs(dir, run); err != nil {
+	if err := report.WriteOutputs(dir, run); err != nil {
 		t.Fatal(err)
 	}
 	return dir
@@ -52,7 +52,7 @@ func runCompare(args ...string) (string, error) {
 func TestCompareCommand(t *testing.T) {
 	before := writeRun(t, "before", 500, 505, 498, 502, 501)
 	after := writeRun(t, "after", 600, 606, 597, 603, 601)
-	out, err := runCompare(before, filepath.Join(after, local.StatusFile))
+	out, err := runCompare(before, filepath.Join(after, report.StatusFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,8 @@ func exitCode(err error) outcome.Code {
 	return outcome.Error
 }
 
-// report prints err (unless its command already said why) and returns the exit status.
-func report(err error, stderr io.Writer) int {
+// reportError prints err (unless its command already said why) and returns the exit status.
+func reportError(err error, stderr io.Writer) int {
 	code := exitCode(err)
 	var e *exitError
 	if err != nil && !errors.Is(err, errRegressed) && (!errors.As(err, &e) || e.err != nil) {

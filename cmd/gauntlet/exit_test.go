@@ -48,7 +48,7 @@ func TestExitCodes(t *testing.T) {
 		root := newRoot()
 		root.SetArgs(c.args)
 		var stderr bytes.Buffer
-		code := report(root.Execute(), &stderr)
+		code := reportError(root.Execute(), &stderr)
 		if code != int(c.want) {
 			t.Errorf("%s: exit status %d, want %d (%s)", c.name, code, c.want, c.want)
 		}

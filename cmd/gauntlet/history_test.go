@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
@@ -40,7 +40,7 @@ func historyFolder(t *testing.T, p50s ...int64) string {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := local.WriteOutputs(dir, run); err != nil {
+		if err := report.WriteOutputs(dir, run); err != nil {
 			t.Fatal(err)
 		}
 	}

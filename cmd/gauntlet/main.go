@@ -20,7 +20,7 @@ func main() {
 	}
 	markUsage(root)
 	if err := root.Execute(); err != nil {
-		os.Exit(report(err, os.Stderr)) // the statuses of internal/outcome, docs/cli.md
+		os.Exit(reportError(err, os.Stderr)) // the statuses of internal/outcome, docs/cli.md
 	}
 }
 

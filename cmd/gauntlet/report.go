@@ -5,9 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/spf13/cobra"
-
-	"github.com/gauntlet-bench/gauntlet/internal/local"
 )
 
 func init() { subcommands = append(subcommands, newReportCmd) }
@@ -33,7 +32,7 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			html, err := local.Report(run)
+			html, err := report.Report(run)
 			if err != nil {
 				return fmt.Errorf("report: %w", err)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
@@ -121,23 +122,23 @@ func newRunCmd() *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintln(w)
-			if err := local.WriteTable(w, run); err != nil {
+			if err := report.WriteTable(w, run); err != nil {
 				return err
 			}
 			if len(run.Status.Search) > 0 {
 				fmt.Fprintln(w)
-				if err := local.WriteSearch(w, run); err != nil {
+				if err := report.WriteSearch(w, run); err != nil {
 					return err
 				}
 			}
 			if run.Status.Baseline != nil || run.Spec.Baseline != nil {
 				fmt.Fprintln(w)
-				if err := local.WriteComparison(w, run); err != nil {
+				if err := report.WriteComparison(w, run); err != nil {
 					return err
 				}
 			}
 			fmt.Fprintf(w, "\n%s: %s (trials %s). %s\n", run.Name, run.Status.Phase, run.Status.Progress, run.Status.Headline)
-			fmt.Fprintf(w, "results: %s/{%s,%s,%s}\n", out, local.StatusFile, local.ResultsFile, local.ReportFile)
+			fmt.Fprintf(w, "results: %s/{%s,%s,%s}\n", out, report.StatusFile, report.ResultsFile, report.ReportFile)
 			// The exit status says how the run ended (internal/outcome, docs/cli.md).
 			switch code, why := outcome.Of(run); {
 			case errors.Is(runErr, local.ErrInterrupted):
@@ -145,7 +146,7 @@ func newRunCmd() *cobra.Command {
 			case runErr != nil:
 				return exitWith(outcome.Failed, runErr)
 			case code == outcome.Failed || run.Status.Phase != benchv1.PhaseSucceeded:
-				return exitWith(outcome.Failed, fmt.Errorf("run %s failed: see the trials' messages in %s", run.Name, filepath.Join(out, local.StatusFile)))
+				return exitWith(outcome.Failed, fmt.Errorf("run %s failed: see the trials' messages in %s", run.Name, filepath.Join(out, report.StatusFile)))
 			case code != outcome.OK:
 				return exitWith(code, fmt.Errorf("run %s: %s: %s", run.Name, code, why))
 			}

@@ -11,8 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 )
 
 func init() { subcommands = append(subcommands, newStatusCmd) }
@@ -90,7 +90,7 @@ func writeStatus(w io.Writer, run *benchv1.BenchmarkRun, now time.Time) error {
 	}
 	if len(s.Results) > 0 {
 		fmt.Fprintln(w)
-		return local.WriteTable(w, run)
+		return report.WriteTable(w, run)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/hack/internal/pin"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
@@ -103,7 +104,7 @@ func run(o options) error {
 			return err
 		}
 	}
-	tg, err := local.StartTarget(ctx, local.TargetOptions{Preset: p, Ports: local.PortRange{Lo: 17000, Hi: 17999}, Workers: o.workers})
+	tg, err := local.StartTarget(ctx, local.TargetOptions{Preset: p, Ports: loopback.PortRange{Lo: 17000, Hi: 17999}, Workers: o.workers})
 	if err != nil {
 		return err
 	}

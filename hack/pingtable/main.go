@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
 
@@ -95,7 +96,7 @@ func measure(root string, p *preset.Preset, workers int, d time.Duration, conns 
 	if err := local.Install(ctx, root, p); err != nil {
 		return "", "", "", err
 	}
-	tg, err := local.StartTarget(ctx, local.TargetOptions{Preset: p, Ports: local.PortRange{Lo: 17000, Hi: 17999}, Workers: workers})
+	tg, err := local.StartTarget(ctx, local.TargetOptions{Preset: p, Ports: loopback.PortRange{Lo: 17000, Hi: 17999}, Workers: workers})
 	if err != nil {
 		return "", "", "", err
 	}

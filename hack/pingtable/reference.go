@@ -24,6 +24,7 @@ import (
 
 	"github.com/gauntlet-bench/gauntlet/hack/internal/pin"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
 
@@ -154,7 +155,7 @@ func wrkTarget(root string, p *preset.Preset, o refOptions) (sample, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	tg, err := local.StartTarget(context.Background(), local.TargetOptions{Preset: p, Ports: local.PortRange{Lo: 17000, Hi: 17999}, Workers: 1, Env: env})
+	tg, err := local.StartTarget(context.Background(), local.TargetOptions{Preset: p, Ports: loopback.PortRange{Lo: 17000, Hi: 17999}, Workers: 1, Env: env})
 	if err != nil {
 		return sample{}, err
 	}
@@ -168,7 +169,7 @@ func wrkTarget(root string, p *preset.Preset, o refOptions) (sample, error) {
 func wrkReference(root string, p *preset.Preset, o refOptions) (sample, error) {
 	ref := references[p.Name]
 	dir := filepath.Join(root, "hack", "reference", p.Name)
-	port, err := local.FreePort(local.PortRange{Lo: 17000, Hi: 17999})
+	port, err := loopback.FreePort(loopback.PortRange{Lo: 17000, Hi: 17999})
 	if err != nil {
 		return sample{}, err
 	}

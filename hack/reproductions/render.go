@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
@@ -149,14 +149,14 @@ func gauntletRows(r *run) [][]string {
 		if len(flags) > 0 || !row.Valid {
 			valid = "no: " + strings.Join(flags, ", ")
 		}
-		load := local.LoadLabel(r.BR.Spec.Load, row.LoadPoint)
+		load := report.LoadLabel(r.BR.Spec.Load, row.LoadPoint)
 		if row.Repetitions == 0 {
 			rows = append(rows, []string{row.Target, row.Scenario, load, "0",
-				local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure, local.NoFigure,
-				local.NoFigure, local.NoFigure, valid})
+				report.NoFigure, report.NoFigure, report.NoFigure, report.NoFigure, report.NoFigure, report.NoFigure, report.NoFigure,
+				report.NoFigure, report.NoFigure, valid})
 			continue
 		}
-		cpu := local.NoFigure
+		cpu := report.NoFigure
 		if row.CPUMillicores != nil {
 			cpu = units.FormatMillicores(row.CPUMillicores.Median)
 		}

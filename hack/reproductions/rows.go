@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
@@ -50,7 +50,7 @@ func pick(runs map[string]*run, scenario string, s side) (*run, benchv1.ResultRo
 			return r, row, "", ""
 		}
 	}
-	return r, benchv1.ResultRow{}, NotComparable, fmt.Sprintf("%s has no row at %s", s.target, local.LoadLabel(r.BR.Spec.Load, points[i]))
+	return r, benchv1.ResultRow{}, NotComparable, fmt.Sprintf("%s has no row at %s", s.target, report.LoadLabel(r.BR.Spec.Load, points[i]))
 }
 
 // mostlyFailed reads the product's flag, or the error rate for runs recorded before it.

@@ -14,7 +14,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
@@ -51,7 +51,7 @@ func writeResults(t *testing.T, root string, run *benchv1.BenchmarkRun) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := local.WriteOutputs(dir, run); err != nil {
+	if err := report.WriteOutputs(dir, run); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -31,7 +31,7 @@ type Run struct {
 	Run  *benchv1.BenchmarkRun `json:"-"`
 }
 
-// statusFile is the file `run --local` writes in each results folder (local.StatusFile).
+// statusFile is the file `run --local` writes in each results folder (report.StatusFile).
 const statusFile = "status.yaml"
 
 // Load reads every BenchmarkRun under dir: YAML or JSON files holding one run, several

@@ -10,6 +10,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 )
 
 // ReadRun reads a BenchmarkRun with its status from a results folder (its status.yaml) or
@@ -19,7 +20,7 @@ func ReadRun(path string) (*benchv1.BenchmarkRun, string, error) {
 	if st, err := os.Stat(path); err != nil {
 		return nil, "", err
 	} else if st.IsDir() {
-		file = filepath.Join(path, StatusFile)
+		file = filepath.Join(path, report.StatusFile)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -58,7 +59,7 @@ func FindBaseline(root, name, exclude string) (string, error) {
 		}
 	}
 	if best == "" {
-		return "", fmt.Errorf("spec.baseline.run: no finished results folder of run %q (%s-*/%s) in %s", name, name, StatusFile, root)
+		return "", fmt.Errorf("spec.baseline.run: no finished results folder of run %q (%s-*/%s) in %s", name, name, report.StatusFile, root)
 	}
 	return best, nil
 }

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
@@ -35,7 +36,7 @@ func TestBaselineFromSpecOrFlag(t *testing.T) {
 		if err := os.MkdirAll(path, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteOutputs(path, run); err != nil {
+		if err := report.WriteOutputs(path, run); err != nil {
 			t.Fatal(err)
 		}
 		return path
@@ -52,7 +53,7 @@ func TestBaselineFromSpecOrFlag(t *testing.T) {
 	run.Spec.Baseline = &benchv1.Baseline{Run: "ci"}
 	out := filepath.Join(root, "ci-20250106-000000")
 	b, err := loadBaseline(run, "", out)
-	if err != nil || b.err != nil || b.source != filepath.Join(newest, StatusFile) {
+	if err != nil || b.err != nil || b.source != filepath.Join(newest, report.StatusFile) {
 		t.Fatalf("spec.baseline.run: %+v %v", b, err)
 	}
 	b.apply(run)

@@ -14,11 +14,13 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
 // nullResponder is the running null responder: the calibration trials' target.
 type nullResponder struct {
-	proc *Process
+	proc *supervise.Process
 	home string // a copy of the program the target user may run, removed on stop ("": none)
 	port int
 	url  string
@@ -36,7 +38,7 @@ func skipCalibration(trials []benchv1.Trial, why string) {
 // startNullResponder starts the null responder on the target side's CPUs and waits until
 // it answers.
 func (r *runner) startNullResponder(ctx context.Context) (*nullResponder, error) {
-	port, err := FreePort(r.opts.Ports)
+	port, err := loopback.FreePort(r.opts.Ports)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +53,7 @@ func (r *runner) startNullResponder(ctx context.Context) (*nullResponder, error)
 	if err != nil {
 		return nil, fmt.Errorf("null responder: %w", err)
 	}
-	proc, err := Start(Spec{Name: "null responder", Argv: argv, Env: []string{}, RunAs: acct, CPUs: r.cpus.target,
+	proc, err := supervise.Start(supervise.Spec{Name: "null responder", Argv: argv, Env: []string{}, RunAs: acct, CPUs: r.cpus.target,
 		LogFile: filepath.Join(r.opts.OutDir, "logs", "null-responder.log")})
 	if err != nil {
 		_ = removeHome(home)
@@ -69,7 +71,7 @@ func (r *runner) startNullResponder(ctx context.Context) (*nullResponder, error)
 		}
 		select {
 		case <-proc.Done():
-			return nil, fmt.Errorf("null responder exited: %v\n%s", proc.ExitErr(), indent(proc.Tail()))
+			return nil, fmt.Errorf("null responder exited: %v\n%s", proc.ExitErr(), supervise.Indent(proc.Tail()))
 		case <-ctx.Done():
 			_ = proc.Stop(syscall.SIGTERM, time.Second)
 			return nil, ctx.Err()
@@ -148,8 +150,8 @@ func (r *runner) stopNullResponder() error {
 // runnableCopy makes argv[0] runnable by acct: when acct cannot reach it (a CLI built into a
 // private temporary folder), the program is copied into a folder of acct's own and argv[0]
 // rewritten; that folder is returned for removal ("" when nothing was copied).
-func runnableCopy(acct *Account, argv []string) (string, error) {
-	if acct == nil || runnableBy(acct, "", argv[0]) == nil {
+func runnableCopy(acct *supervise.Account, argv []string) (string, error) {
+	if acct == nil || supervise.RunnableBy(acct, "", argv[0]) == nil {
 		return "", nil
 	}
 	src, err := exec.LookPath(argv[0])
@@ -169,7 +171,7 @@ func runnableCopy(acct *Account, argv []string) (string, error) {
 		_ = os.RemoveAll(home)
 		return "", err
 	}
-	if err := runnableBy(acct, "", dst); err != nil {
+	if err := supervise.RunnableBy(acct, "", dst); err != nil {
 		_ = os.RemoveAll(home)
 		return "", err
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/localdb"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
 // The local mode watches its PostgreSQL and PgBouncer during trials as the operator watches
@@ -15,11 +17,11 @@ import (
 // (never ready) when neither runs.
 func (s *services) exited(stop <-chan struct{}) <-chan struct{} {
 	var pg, bouncer <-chan struct{}
-	if s.pg != nil && s.pg.proc != nil {
-		pg = s.pg.proc.Done()
+	if s.pg != nil && s.pg.Proc != nil {
+		pg = s.pg.Proc.Done()
 	}
-	if s.bouncer != nil && s.bouncer.proc != nil {
-		bouncer = s.bouncer.proc.Done()
+	if s.bouncer != nil && s.bouncer.Proc != nil {
+		bouncer = s.bouncer.Proc.Done()
 	}
 	if pg == nil && bouncer == nil {
 		return nil
@@ -45,14 +47,14 @@ func (s *services) checkLost(run *benchv1.BenchmarkRun) string {
 	}
 	for _, d := range []struct {
 		name string
-		d    *daemon
+		d    *supervise.Daemon
 	}{{"PostgreSQL", pgDaemon(s.pg)}, {"PgBouncer", bouncerDaemon(s.bouncer)}} {
-		if d.d == nil || d.d.proc == nil {
+		if d.d == nil || d.d.Proc == nil {
 			continue
 		}
 		select {
-		case <-d.d.proc.Done():
-			s.lost = fmt.Sprintf("%s exited during the run (%v); its last output:\n%s", d.name, d.d.proc.ExitErr(), indent(d.d.proc.Tail()))
+		case <-d.d.Proc.Done():
+			s.lost = fmt.Sprintf("%s exited during the run (%v); its last output:\n%s", d.name, d.d.Proc.ExitErr(), supervise.Indent(d.d.Proc.Tail()))
 			setCondition(run, benchv1.ConditionDatabaseReady, false, "DatabaseExited", s.lost)
 			return s.lost
 		default:
@@ -61,18 +63,18 @@ func (s *services) checkLost(run *benchv1.BenchmarkRun) string {
 	return ""
 }
 
-func pgDaemon(p *Postgres) *daemon {
+func pgDaemon(p *localdb.Postgres) *supervise.Daemon {
 	if p == nil {
 		return nil
 	}
-	return &p.daemon
+	return &p.Daemon
 }
 
-func bouncerDaemon(b *PgBouncer) *daemon {
+func bouncerDaemon(b *localdb.PgBouncer) *supervise.Daemon {
 	if b == nil {
 		return nil
 	}
-	return &b.daemon
+	return &b.Daemon
 }
 
 // firstLine is s up to its first newline: the cause, without the output that follows.

@@ -3,7 +3,6 @@ package local
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/netip"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -55,12 +55,12 @@ func TestTargetRunsUnprivilegedOnLoopback(t *testing.T) {
 		if home == "" || env["TMPDIR"] != home || !strings.HasPrefix(home, os.TempDir()) {
 			t.Errorf("HOME %q, TMPDIR %q: want one private folder under %s", home, env["TMPDIR"], os.TempDir())
 		}
-		if err := permittedTo(&Account{UID: uint32(uid), GID: ^uint32(0)}, home, 0o7); err != nil {
+		if err := supervise.PermittedTo(&supervise.Account{UID: uint32(uid), GID: ^uint32(0)}, home, 0o7); err != nil {
 			t.Errorf("the target's HOME is not its own: %v", err)
 		}
 	}
 
-	ls, err := Listeners(GroupMembers(tg.Pid()))
+	ls, err := supervise.Listeners(supervise.GroupMembers(tg.Pid()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,40 +126,6 @@ func TestTargetListeningBeyondLoopbackIsRefused(t *testing.T) {
 	assertGroupGone(t, pid)
 }
 
-// Listeners finds this process's own sockets with their addresses, IPv4 and IPv6.
-func TestListeners(t *testing.T) {
-	testenv.Long(t)
-	want := map[string]bool{}
-	for _, addr := range []string{"127.0.0.1:0", "0.0.0.0:0", "[::1]:0", "[::]:0"} {
-		network := "tcp4"
-		if strings.HasPrefix(addr, "[") {
-			network = "tcp6"
-		}
-		l, err := net.Listen(network, addr)
-		if err != nil {
-			t.Fatalf("listen %s: %v", addr, err)
-		}
-		defer l.Close()
-		want[l.Addr().String()] = true
-	}
-	ls, err := Listeners([]int{os.Getpid()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]bool{}
-	for _, l := range ls {
-		if l.PID != os.Getpid() {
-			t.Errorf("listener %v of another pid", l)
-		}
-		got[l.Addr.String()] = true
-	}
-	for a := range want {
-		if !got[a] {
-			t.Errorf("listener %s not found among %v", a, ls)
-		}
-	}
-}
-
 // searchableBy names the folder a user cannot enter, whoever runs the test.
 func TestSearchableBy(t *testing.T) {
 	testenv.Long(t)
@@ -169,14 +135,14 @@ func TestSearchableBy(t *testing.T) {
 		t.Fatal(err)
 	}
 	openToTargets(t, inner)
-	stranger := &Account{Name: "stranger", UID: 54321, GID: 54321}
-	if err := searchableBy(stranger, inner); err != nil {
+	stranger := &supervise.Account{Name: "stranger", UID: 54321, GID: 54321}
+	if err := supervise.SearchableBy(stranger, inner); err != nil {
 		t.Fatalf("open folders: %v", err)
 	}
 	if err := os.Chmod(filepath.Join(dir, "a"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	err := searchableBy(stranger, inner)
+	err := supervise.SearchableBy(stranger, inner)
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "a")+" (mode") || !strings.Contains(err.Error(), "stranger") {
 		t.Fatalf("err = %v, want one naming %s and the user", err, filepath.Join(dir, "a"))
 	}
@@ -193,14 +159,14 @@ func TestSearchableBy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	err = runnableBy(stranger, open, "./gunicorn")
+	err = supervise.RunnableBy(stranger, open, "./gunicorn")
 	if err == nil || !strings.Contains(err.Error(), interp) || !strings.Contains(err.Error(), filepath.Join(dir, "a")+" (mode") {
 		t.Fatalf("script with an unreachable interpreter: %v", err)
 	}
 	if err := os.Chmod(filepath.Join(dir, "a"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := runnableBy(stranger, open, "./gunicorn"); err != nil {
+	if err := supervise.RunnableBy(stranger, open, "./gunicorn"); err != nil {
 		t.Fatalf("reachable interpreter: %v", err)
 	}
 }
@@ -209,7 +175,7 @@ func TestSearchableBy(t *testing.T) {
 // tests build it into a private temporary one): it is copied where the target user can run it.
 func TestRunnableCopy(t *testing.T) {
 	testenv.Long(t)
-	stranger := &Account{Name: "stranger", UID: 54321, GID: 54321}
+	stranger := &supervise.Account{Name: "stranger", UID: 54321, GID: 54321}
 	private := t.TempDir()
 	prog := filepath.Join(private, "gauntlet")
 	if err := os.WriteFile(prog, []byte("#!/bin/sh\necho null\n"), 0o755); err != nil {
@@ -227,7 +193,7 @@ func TestRunnableCopy(t *testing.T) {
 	if home == "" || argv[0] != filepath.Join(home, "gauntlet") || argv[1] != "null-responder" {
 		t.Fatalf("home %q argv %q: want the program copied into a folder of its own", home, argv)
 	}
-	if err := runnableBy(stranger, "", argv[0]); err != nil {
+	if err := supervise.RunnableBy(stranger, "", argv[0]); err != nil {
 		t.Fatalf("copy not runnable by the target user: %v", err)
 	}
 	if body, _ := os.ReadFile(argv[0]); string(body) != "#!/bin/sh\necho null\n" {
@@ -305,7 +271,7 @@ func TestTargetInAPrivateFolderRunsFromACopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := permittedTo(acct, cwd, 0o2); err == nil {
+	if err := supervise.PermittedTo(acct, cwd, 0o2); err == nil {
 		t.Errorf("%s may write the copy it runs from", acct.Name)
 	}
 	if err := tg.Stop(5 * time.Second); err != nil {

@@ -15,6 +15,8 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
 func limitedTarget(name, cpu, mem string) benchv1.Target {
@@ -37,8 +39,9 @@ func TestNoLimits(t *testing.T) {
 	if got == nil || got.Applied || got.CPUMillicores != 200 || !strings.Contains(got.Message, "--no-limits") {
 		t.Errorf("status %+v", got)
 	}
-	if lines := limitsLines(run); len(lines) != 1 || !strings.HasPrefix(lines[0], "go: not applied (--no-limits)") {
-		t.Errorf("lines %q", lines)
+	var table strings.Builder
+	if err := report.WriteTable(&table, run); err != nil || strings.Count(table.String(), "limits: ") != 1 || !strings.Contains(table.String(), "\nlimits: go: not applied (--no-limits)") {
+		t.Errorf("table %q, %v", table.String(), err)
 	}
 	// No resources at all: the API's defaults, as the cluster gives the container.
 	if _, err := l.add(run, benchv1.Target{Name: "bare", Preset: "go-nethttp"}, nil); err != nil {
@@ -94,7 +97,7 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Start(Spec{Name: "spin", Argv: []string{"sh", "-c", "while :; do :; done"}, CPUs: pin, Cgroup: g})
+	p, err := supervise.Start(supervise.Spec{Name: "spin", Argv: []string{"sh", "-c", "while :; do :; done"}, CPUs: pin, Cgroup: g})
 	if err != nil {
 		t.Fatal(err)
 	}

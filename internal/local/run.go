@@ -13,8 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
@@ -36,7 +38,7 @@ type RunOptions struct {
 	// Live redraws the progress line in place (Progress is a terminal).
 	Live bool
 	// Ports bounds the loopback ports of PostgreSQL, PgBouncer and the targets.
-	Ports PortRange
+	Ports loopback.PortRange
 	// NullResponder is the command serving the null responder, to which "--listen
 	// 127.0.0.1:PORT" is added (the CLI gives `gauntlet null-responder`); empty: no
 	// calibration trials, so no generator floor.
@@ -214,7 +216,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 			c.Message += "; at shutdown: " + msg
 		}
 	}
-	if err := WriteOutputs(opts.OutDir, run); err != nil {
+	if err := report.WriteOutputs(opts.OutDir, run); err != nil {
 		return run, err
 	}
 	switch {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/localdb"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
@@ -16,8 +17,8 @@ import (
 
 // services are the database processes a run shares between its targets.
 type services struct {
-	pg          *Postgres
-	bouncer     *PgBouncer
+	pg          *localdb.Postgres
+	bouncer     *localdb.PgBouncer
 	databaseURL string // what targets get as DATABASE_URL; empty: no database
 	// lost, once set, says which of them exited during the run: the trials that read the
 	// database are not timed from then on (their errors would be the database's, not the
@@ -101,7 +102,7 @@ func (r *runner) startDatabase(ctx context.Context) error {
 		return nil
 	}
 	r.progress.note("starting PostgreSQL and PgBouncer (%s pooling)", db.Pooler.PoolMode)
-	pg, err := StartPostgres(ctx, PostgresOptions{Ports: r.opts.Ports, Parameters: db.Parameters, CPUs: r.cpus.target,
+	pg, err := localdb.StartPostgres(ctx, localdb.PostgresOptions{Ports: r.opts.Ports, Parameters: db.Parameters, CPUs: r.cpus.target,
 		Schema: filepath.Join(r.opts.Root, "targets", "schema.sql")})
 	if err != nil {
 		return fmt.Errorf("spec.database: %w", err)
@@ -109,7 +110,7 @@ func (r *runner) startDatabase(ctx context.Context) error {
 	r.services.pg, r.services.databaseURL = pg, pg.DSN()
 	msg := fmt.Sprintf("PostgreSQL on 127.0.0.1:%d", pg.Port)
 	if db.ConnectVia != "direct" {
-		b, err := StartPgBouncer(ctx, PgBouncerOptions{Postgres: pg, PoolMode: db.Pooler.PoolMode,
+		b, err := localdb.StartPgBouncer(ctx, localdb.PgBouncerOptions{Postgres: pg, PoolMode: db.Pooler.PoolMode,
 			Parameters: db.Pooler.Parameters, Ports: r.opts.Ports, CPUs: r.cpus.target})
 		if err != nil {
 			return fmt.Errorf("spec.database.pooler: %w", err)

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
 // sharedKit is the folder beside the targets that their code imports (targets/_lib: the
@@ -18,7 +20,7 @@ const sharedKit = "_lib"
 // relative layout (npm links the kit as ../../_lib/node), so the target still cannot read
 // the rest of the user's files, and nobody's permissions are loosened. It returns the
 // staged copy of dir and the folder to remove when the target stops.
-func stageTarget(acct *Account, dir string) (staged, cleanup string, err error) {
+func stageTarget(acct *supervise.Account, dir string) (staged, cleanup string, err error) {
 	root, err := os.MkdirTemp("", "gauntlet-stage-")
 	if err != nil {
 		return "", "", err
@@ -41,7 +43,7 @@ func stageTarget(acct *Account, dir string) (staged, cleanup string, err error) 
 		}
 	}
 	staged = filepath.Join(root, filepath.Base(dir))
-	if err := searchableBy(acct, staged); err != nil {
+	if err := supervise.SearchableBy(acct, staged); err != nil {
 		return "", "", fmt.Errorf("the copy in %s: %w (set TMPDIR to a folder %s can search)", root, err, acct.Name)
 	}
 	return staged, root, nil

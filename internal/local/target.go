@@ -13,14 +13,16 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
 // TargetOptions is the environment a target gets, the same as in the cluster (targets/CONTRACT.md).
 type TargetOptions struct {
 	Preset *preset.Preset
 	Port   int // 0: a free one in Ports
-	Ports  PortRange
+	Ports  loopback.PortRange
 	// Workers is WORKERS (0: 1).
 	Workers int
 	// DatabaseURL is DATABASE_URL; empty leaves it unset (DB endpoints answer 503).
@@ -46,7 +48,7 @@ type Target struct {
 	Name string
 	Port int
 	URL  string // http://127.0.0.1:PORT
-	proc *Process
+	proc *supervise.Process
 	// home is the HOME and TMPDIR of a target run as TargetUser; removed by Stop.
 	home string
 	// staged, when set, holds the copy of the target's folder it runs from (stageTarget);
@@ -64,7 +66,7 @@ func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 		return fmt.Errorf("target %s is not supported on this machine: %s", p.Name, p.Local.Unsupported)
 	}
 	if _, err := targetAccount(); err != nil { // root without TargetUser yet: create it
-		if err := run(Spec{Name: "hack/local-user.sh", Argv: []string{"bash", filepath.Join(repoRoot, "hack", "local-user.sh")},
+		if err := supervise.Run(supervise.Spec{Name: "hack/local-user.sh", Argv: []string{"bash", filepath.Join(repoRoot, "hack", "local-user.sh")},
 			Dir: repoRoot, Env: os.Environ()}, time.Minute); err != nil {
 			return err
 		}
@@ -76,7 +78,7 @@ func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 	if _, err := os.Stat(script); err != nil {
 		return fmt.Errorf("target %s: install script: %w", p.Name, err)
 	}
-	proc, err := Start(Spec{Name: "install " + p.Name, Argv: []string{"bash", script, p.Dir},
+	proc, err := supervise.Start(supervise.Spec{Name: "install " + p.Name, Argv: []string{"bash", script, p.Dir},
 		Dir: repoRoot, Env: installEnviron()})
 	if err != nil {
 		return err
@@ -85,10 +87,10 @@ func Install(ctx context.Context, repoRoot string, p *preset.Preset) error {
 	case <-proc.Done():
 	case <-ctx.Done():
 		_ = proc.Stop(syscall.SIGTERM, 5*time.Second)
-		return fmt.Errorf("install %s: %w\n%s", p.Name, ctx.Err(), indent(proc.Tail()))
+		return fmt.Errorf("install %s: %w\n%s", p.Name, ctx.Err(), supervise.Indent(proc.Tail()))
 	}
 	if err := proc.ExitErr(); err != nil {
-		return fmt.Errorf("install %s (bash %s %s): %v\n%s", p.Name, p.Local.Install, p.Dir, err, indent(proc.Tail()))
+		return fmt.Errorf("install %s (bash %s %s): %v\n%s", p.Name, p.Local.Install, p.Dir, err, supervise.Indent(proc.Tail()))
 	}
 	return nil
 }
@@ -118,7 +120,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 	}
 	port := opts.Port
 	if port == 0 {
-		if port, err = FreePort(opts.Ports); err != nil {
+		if port, err = loopback.FreePort(opts.Ports); err != nil {
 			return nil, fmt.Errorf("target %s: %w", p.Name, err)
 		}
 	}
@@ -131,7 +133,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 	}()
 	dir := p.Dir
 	if acct != nil {
-		if searchableBy(acct, dir) != nil {
+		if supervise.SearchableBy(acct, dir) != nil {
 			if dir, t.staged, err = stageTarget(acct, p.Dir); err != nil {
 				return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
 			}
@@ -140,7 +142,7 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 		if t.home, err = os.MkdirTemp("", "gauntlet-target-"); err != nil {
 			return nil, err
 		}
-		if err := giveTo(acct, t.home); err != nil {
+		if err := supervise.GiveTo(acct, t.home); err != nil {
 			return nil, fmt.Errorf("target %s: giving %s to %s: %w", p.Name, t.home, acct.Name, err)
 		}
 		for _, k := range []string{"HOME", "TMPDIR"} {
@@ -160,10 +162,10 @@ func StartTarget(ctx context.Context, opts TargetOptions) (_ *Target, err error)
 				p.Name, argv[0], p.Dir, p.Local.Install, p.Dir)
 		}
 	}
-	if err := runnableBy(acct, dir, argv[0]); err != nil {
+	if err := supervise.RunnableBy(acct, dir, argv[0]); err != nil {
 		return nil, fmt.Errorf("target %s runs as %s: %w", p.Name, acct.Name, err)
 	}
-	if t.proc, err = Start(Spec{Name: "target " + p.Name, Argv: argv, Dir: dir, Env: env, RunAs: acct, LogFile: opts.LogFile, CPUs: opts.CPUs, Cgroup: opts.Cgroup}); err != nil {
+	if t.proc, err = supervise.Start(supervise.Spec{Name: "target " + p.Name, Argv: argv, Dir: dir, Env: env, RunAs: acct, LogFile: opts.LogFile, CPUs: opts.CPUs, Cgroup: opts.Cgroup}); err != nil {
 		return nil, err
 	}
 	proc := t.proc
@@ -269,7 +271,7 @@ func (t *Target) waitHealthy(ctx context.Context, timeout time.Duration) error {
 	for time.Now().Before(deadline) {
 		select {
 		case <-t.proc.Done():
-			return fmt.Errorf("target %s exited while starting (%v)\n%s", t.Name, t.proc.ExitErr(), indent(t.proc.Tail()))
+			return fmt.Errorf("target %s exited while starting (%v)\n%s", t.Name, t.proc.ExitErr(), supervise.Indent(t.proc.Tail()))
 		case <-ctx.Done():
 			return ctx.Err()
 		default:
@@ -287,13 +289,13 @@ func (t *Target) waitHealthy(ctx context.Context, timeout time.Duration) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return fmt.Errorf("target %s not healthy within %s: %s\n%s", t.Name, timeout, last, indent(t.proc.Tail()))
+	return fmt.Errorf("target %s not healthy within %s: %s\n%s", t.Name, timeout, last, supervise.Indent(t.proc.Tail()))
 }
 
 // loopbackOnly fails when a process of the target listens beyond loopback: a preset that
 // ignores HOST would be reachable from other machines for the whole run.
 func (t *Target) loopbackOnly() error {
-	ls, err := Listeners(GroupMembers(t.Pid()))
+	ls, err := supervise.Listeners(supervise.GroupMembers(t.Pid()))
 	if err != nil {
 		return fmt.Errorf("target %s: listing its sockets: %w", t.Name, err)
 	}
@@ -342,4 +344,4 @@ func (t *Target) removeFolders() error {
 }
 
 // Uid is the user id the target's leader runs as, read from /proc (for checks and tests).
-func (t *Target) Uid() (int, error) { return procUid(t.Pid()) }
+func (t *Target) Uid() (int, error) { return supervise.ProcUID(t.Pid()) }

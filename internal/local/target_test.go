@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -56,6 +58,9 @@ var testPython = func() string {
 	}
 	return "python3"
 }()
+
+// testPorts keeps development runs inside the loopback range reserved for this work.
+var testPorts = loopback.PortRange{Lo: 18000, Hi: 18999}
 
 func tinyTarget(t *testing.T, install string) *preset.Preset {
 	t.Helper()
@@ -163,7 +168,7 @@ func TestTargetMisbehaviourIsReportedAndCleanedUp(t *testing.T) {
 				t.Fatal(err)
 			}
 			if c.mode == "orphan" {
-				waitFor(t, func() bool { return len(GroupMembers(tg.Pid())) >= 3 })
+				testenv.WaitFor(t, func() bool { return len(supervise.GroupMembers(tg.Pid())) >= 3 })
 			}
 			err = tg.Stop(c.timeout)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -242,5 +247,14 @@ func TestInstall(t *testing.T) {
 	p.Local.Install = "hack/missing.sh"
 	if err := Install(context.Background(), repo, p); err == nil || !strings.Contains(err.Error(), "missing.sh") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// assertGroupGone fails when a process of the group is still alive: a stopped target leaves
+// nothing behind.
+func assertGroupGone(t *testing.T, pgid int) {
+	t.Helper()
+	if left := supervise.GroupMembers(pgid); len(left) > 0 {
+		t.Fatalf("process group %d still has %v", pgid, left)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
@@ -91,15 +92,15 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		case <-tctx.Done():
 		}
 	}()
-	usage := make(chan Usage, 1)
+	usage := make(chan supervise.Usage, 1)
 	var measureStart time.Time
 	go func() {
 		select {
 		case t0 := <-marker.seen:
 			measureStart = t0.Add(p.Warmup())
-			usage <- SampleTree(proc.Pid(), measureStart, measureStart.Add(p.Measure()), SampleEvery, tctx.Done())
+			usage <- supervise.SampleTree(proc.Pid(), measureStart, measureStart.Add(p.Measure()), supervise.SampleEvery, tctx.Done())
 		case <-tctx.Done():
-			usage <- Usage{}
+			usage <- supervise.Usage{}
 		}
 	}()
 	t.Phase = benchv1.TrialRunning
@@ -119,11 +120,11 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	case <-proc.Done():
 		ts.proc = nil
 		_ = proc.Stop(0) // reaps whatever its workers left behind
-		if lost != "" { // it may have died of it: the cause is the database
+		if lost != "" {  // it may have died of it: the cause is the database
 			fail("the database failed, not the target: %s", lost)
 			return
 		}
-		fail("target %s exited during the trial (%v); its last output:\n%s", t.Target, proc.proc.ExitErr(), indent(proc.Tail()))
+		fail("target %s exited during the trial (%v); its last output:\n%s", t.Target, proc.proc.ExitErr(), supervise.Indent(proc.Tail()))
 		return
 	default:
 	}

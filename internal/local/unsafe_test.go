@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/localdb"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
@@ -40,8 +41,8 @@ func TestSamplesAreSafe(t *testing.T) {
 				t.Fatalf("%s: %s is invalid: %v", f, d.Name(), d.Errors)
 			}
 			if d.Run.Spec.Database == nil || len(d.Run.Spec.Database.Parameters) == 0 {
-				d.Run.Spec.Database = &benchv1.Database{Parameters: Seed001Parameters(),
-					Pooler: benchv1.Pooler{Parameters: Seed001PoolerParameters()}}
+				d.Run.Spec.Database = &benchv1.Database{Parameters: localdb.Seed001Parameters(),
+					Pooler: benchv1.Pooler{Parameters: localdb.Seed001PoolerParameters()}}
 			}
 			if errs := CheckUnsafe(&d.Run.Spec); len(errs) > 0 {
 				t.Errorf("%s: %s refused: %v", f, d.Name(), errs)

@@ -13,8 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -218,7 +218,7 @@ func hasCondition(st benchv1.BenchmarkRunStatus, typ, status, reason string) boo
 // descendant finds a process under root whose command line contains name.
 func descendant(root int, name string) int {
 	parents := map[int]int{}
-	for pid, p := range local.Procs() {
+	for pid, p := range supervise.Procs() {
 		parents[pid] = p.PPID
 	}
 	for pid := range parents {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -35,7 +36,7 @@ spec:
 	}
 
 	procs := descendants(c.cmd.Process.Pid)
-	ls, err := local.Listeners(procs)
+	ls, err := supervise.Listeners(procs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ spec:
 
 // descendants are the live processes under root, from /proc's parent links.
 func descendants(root int) []int {
-	procs := local.Procs()
+	procs := supervise.Procs()
 	var out []int
 	for pid := range procs {
 		for p := procs[pid].PPID; p > 1; p = procs[p].PPID {

@@ -21,7 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -138,7 +139,7 @@ func (c *cli) waitFor(t *testing.T, s string, timeout time.Duration) {
 // status reads the results folder's status.yaml.
 func (c *cli) status(t *testing.T) *benchv1.BenchmarkRun {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(c.out, local.StatusFile))
+	data, err := os.ReadFile(filepath.Join(c.out, report.StatusFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func assertNoLeftovers(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		left = left[:0]
-		for pid, p := range local.Procs() {
+		for pid, p := range supervise.Procs() {
 			if p.Live() && p.PPID == os.Getpid() {
 				cmdline, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
 				left = append(left, fmt.Sprintf("%d %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))

@@ -16,8 +16,9 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -141,7 +142,7 @@ func TestRegressionVerdicts(t *testing.T) {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := local.WriteOutputs(d, r); err != nil {
+		if err := report.WriteOutputs(d, r); err != nil {
 			t.Fatal(err)
 		}
 		return d
@@ -265,7 +266,7 @@ func steadyWithin(v []int64, frac float64) bool {
 // serverPID is the pid of the go-nethttp server this test started (its only child).
 func serverPID(t *testing.T) int {
 	t.Helper()
-	for pid, p := range local.Procs() {
+	for pid, p := range supervise.Procs() {
 		if p.Live() && p.PPID == os.Getpid() {
 			return pid
 		}
@@ -277,7 +278,7 @@ func serverPID(t *testing.T) int {
 // procCPU is a process's CPU time (user and system, /proc/PID/stat).
 func procCPU(t *testing.T, pid int) time.Duration {
 	t.Helper()
-	p, ok := local.Procs()[pid]
+	p, ok := supervise.Procs()[pid]
 	if !ok {
 		t.Fatalf("process %d is gone", pid)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
@@ -88,7 +88,7 @@ spec:
 		}
 	}
 	// results.json holds the same rows; the report draws them; the table prints them.
-	data, err := os.ReadFile(filepath.Join(c.out, local.ResultsFile))
+	data, err := os.ReadFile(filepath.Join(c.out, report.ResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,9 +96,9 @@ spec:
 	if err := json.Unmarshal(data, &rows); err != nil || len(rows) != 2 || rows[1].P99Micros != st.Results[1].P99Micros {
 		t.Errorf("results.json: %v, %d rows", err, len(rows))
 	}
-	report, err := os.ReadFile(filepath.Join(c.out, local.ReportFile))
-	if err != nil || strings.Count(string(report), "<svg") < 4 || strings.Contains(string(report), "http://cdn") {
-		t.Errorf("report.html: %v, %d charts", err, strings.Count(string(report), "<svg"))
+	page, err := os.ReadFile(filepath.Join(c.out, report.ReportFile))
+	if err != nil || strings.Count(string(page), "<svg") < 4 || strings.Contains(string(page), "http://cdn") {
+		t.Errorf("report.html: %v, %d charts", err, strings.Count(string(page), "<svg"))
 	}
 	out := c.stdout.String()
 	for _, want := range []string{"TARGET", "go ", "nginx ", "200/s", "yes"} {

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
+	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -197,12 +197,12 @@ func keepForReproductions(t *testing.T, c *cli, rel string, d sampleDoc) {
 		return
 	}
 	dir := filepath.Join(out, d.name)
-	status, err := os.ReadFile(filepath.Join(c.out, local.StatusFile))
+	status, err := os.ReadFile(filepath.Join(c.out, report.StatusFile))
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, local.StatusFile), status, 0o644)
+		err = os.WriteFile(filepath.Join(dir, report.StatusFile), status, 0o644)
 	}
 	if err == nil {
 		cmd := strings.Join(append([]string{"bin/gauntlet run --local -f", rel, "--name", d.name}, d.args...), " ")

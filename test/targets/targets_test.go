@@ -19,21 +19,23 @@ import (
 	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/localdb"
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
 )
 
 // ports keeps everything this test starts inside one loopback range.
-var ports = local.PortRange{Lo: 18000, Hi: 18999}
+var ports = loopback.PortRange{Lo: 18000, Hi: 18999}
 
 // The database side, shared by every target: one PostgreSQL with seed 001's profile and a
 // pooler in each mode seed 001 compares.
 var (
 	repoRoot    string
-	pg          *local.Postgres
-	session     *local.PgBouncer
-	transaction *local.PgBouncer
+	pg          *localdb.Postgres
+	session     *localdb.PgBouncer
+	transaction *localdb.PgBouncer
 )
 
 func TestMain(m *testing.M) {
@@ -48,8 +50,8 @@ func runMain(m *testing.M) int {
 	repoRoot = testenv.Root()
 	ctx := context.Background()
 	var err error
-	pg, err = local.StartPostgres(ctx, local.PostgresOptions{Ports: ports,
-		Parameters: local.Seed001Parameters(), Schema: filepath.Join(repoRoot, "targets", "schema.sql")})
+	pg, err = localdb.StartPostgres(ctx, localdb.PostgresOptions{Ports: ports,
+		Parameters: localdb.Seed001Parameters(), Schema: filepath.Join(repoRoot, "targets", "schema.sql")})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "test/targets:", err)
 		return 1
@@ -57,10 +59,10 @@ func runMain(m *testing.M) int {
 	defer stop("postgres", pg.Stop)
 	for _, b := range []struct {
 		mode string
-		into **local.PgBouncer
+		into **localdb.PgBouncer
 	}{{"session", &session}, {"transaction", &transaction}} {
-		*b.into, err = local.StartPgBouncer(ctx, local.PgBouncerOptions{Postgres: pg, PoolMode: b.mode,
-			Ports: ports, Parameters: local.Seed001PoolerParameters()})
+		*b.into, err = localdb.StartPgBouncer(ctx, localdb.PgBouncerOptions{Postgres: pg, PoolMode: b.mode,
+			Ports: ports, Parameters: localdb.Seed001PoolerParameters()})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "test/targets:", err)
 			return 1

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
 // Group pins every live process of process group pgid, all their threads (taskset -a),
@@ -18,7 +18,7 @@ import (
 // inherit it.
 func Group(pgid int, cpus string) error {
 	n := 0
-	for pid, p := range local.Procs() {
+	for pid, p := range supervise.Procs() {
 		if p.PGID != pgid || !p.Live() {
 			continue
 		}

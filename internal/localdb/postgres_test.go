@@ -1,4 +1,4 @@
-package local
+package localdb
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // testPorts keeps development runs inside the loopback range reserved for this work.
-var testPorts = PortRange{Lo: 18000, Hi: 18999}
+var testPorts = loopback.PortRange{Lo: 18000, Hi: 18999}
 
 func TestPostgresSeedProfileSchemaAndCleanStop(t *testing.T) {
 	testenv.Long(t)
@@ -74,7 +76,7 @@ func TestPostgresSeedProfileSchemaAndCleanStop(t *testing.T) {
 	if err := pg.Stop(); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
-	if left := GroupMembers(pid); len(left) > 0 {
+	if left := supervise.GroupMembers(pid); len(left) > 0 {
 		t.Fatalf("postgres left processes behind: %v", left)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -105,7 +107,7 @@ func TestPostgresBadInput(t *testing.T) {
 		{"empty value", PostgresOptions{Parameters: map[string]string{"fsync": ""}}, "empty or multi-line"},
 		{"missing schema", PostgresOptions{Schema: "/nonexistent/schema.sql"}, "no such file"},
 		{"quote in password", PostgresOptions{Password: "a'b"}, "must not contain quotes"},
-		{"bad port range", PostgresOptions{Ports: PortRange{Lo: 9, Hi: 2}}, "not within 1-65535"},
+		{"bad port range", PostgresOptions{Ports: loopback.PortRange{Lo: 9, Hi: 2}}, "not within 1-65535"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,6 +1,9 @@
-// Package local runs a benchmark on one machine: PostgreSQL, PgBouncer and the targets as
-// child processes, each in its own process group so nothing outlives a run.
-package local
+// Package supervise starts and stops the local mode's child processes (PostgreSQL,
+// PgBouncer, targets, the null responder), each leading its own process group so that
+// nothing outlives a run, as another user when run as root; and it reads /proc for their
+// process trees, listening sockets and resource use. It knows nothing of benchmarks, so
+// the runner and the local databases share it without depending on each other.
+package supervise
 
 import (
 	"errors"
@@ -8,9 +11,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/user"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -34,12 +34,6 @@ type Spec struct {
 	CPUs []int
 	// Cgroup, when set, is the cgroup the process and everything it starts are born in.
 	Cgroup *cgroups.Group
-}
-
-// Account is a Unix user to run a process as.
-type Account struct {
-	Name     string
-	UID, GID uint32
 }
 
 // Process is a started child, leader of its own process group.
@@ -178,7 +172,7 @@ func (p *Process) Stop(sig syscall.Signal, timeout time.Duration) error {
 	if p.err != nil && !strings.Contains(strings.Join(problems, ""), "killed") {
 		problems = append([]string{"exited with " + p.err.Error()}, problems...)
 	}
-	return fmt.Errorf("%s: %s\n%s", p.Name, strings.Join(problems, "; "), indent(p.Tail()))
+	return fmt.Errorf("%s: %s\n%s", p.Name, strings.Join(problems, "; "), Indent(p.Tail()))
 }
 
 // waitGroupEmpty polls until no live process is in the group, returning those still alive.
@@ -205,154 +199,8 @@ func GroupMembers(pgid int) []int {
 	return pids
 }
 
-// serviceAccount is the user PostgreSQL and PgBouncer run as: the current one, or the
-// postgres user when running as root (both refuse to run as root).
-func serviceAccount() (*Account, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	return lookupAccount("postgres", "running as root needs the postgres user to run PostgreSQL and PgBouncer: run hack/apt.sh postgresql-15 pgbouncer")
-}
-
-// TargetUser is the unprivileged system user targets run as when gauntlet runs as root
-// (hack/local-user.sh creates it): a target is code from the spec's preset, and a spec may
-// come from someone else.
-const TargetUser = "gauntlet-target"
-
-// targetAccount is the user targets run as: TargetUser when running as root, else nil
-// (the invoking user, who is not root).
-func targetAccount() (*Account, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	return lookupAccount(TargetUser, "running as root, targets run as the unprivileged user "+TargetUser+": run hack/local-user.sh (as root) to create it")
-}
-
-func lookupAccount(name, missing string) (*Account, error) {
-	u, err := user.Lookup(name)
-	if err != nil {
-		return nil, errors.New(missing)
-	}
-	uid, _ := strconv.ParseUint(u.Uid, 10, 32)
-	gid, _ := strconv.ParseUint(u.Gid, 10, 32)
-	return &Account{Name: u.Username, UID: uint32(uid), GID: uint32(gid)}, nil
-}
-
-// searchableBy checks that acct can reach dir and list it: every folder on the way needs
-// the search bit for it (as owner, its group, or others; the process gets no other groups).
-func searchableBy(acct *Account, dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		want := os.FileMode(0o1) // search
-		if d == abs {
-			want = 0o5 // read and search
-		}
-		if err := permittedTo(acct, d, want); err != nil {
-			return err
-		}
-		if d == "/" {
-			return nil
-		}
-	}
-}
-
-// runnableBy checks that acct may run program (argv[0] as started in dir: a path, or a name
-// looked up on PATH) and, through its symlinks, the file it resolves to: a venv's python
-// may point into root's home (pyenv). nil acct: nothing to check.
-func runnableBy(acct *Account, dir, program string) error {
-	if acct == nil {
-		return nil
-	}
-	path := program
-	switch {
-	case !strings.Contains(program, "/"):
-		found, err := exec.LookPath(program)
-		if err != nil {
-			return err
-		}
-		path = found
-	case !filepath.IsAbs(program):
-		path = filepath.Join(dir, program)
-	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
-	}
-	for _, f := range []string{path, real} {
-		if err := searchableBy(acct, filepath.Dir(f)); err != nil {
-			return fmt.Errorf("%s: %w", program, err)
-		}
-		if err := permittedTo(acct, f, 0o5); err != nil {
-			return fmt.Errorf("%s: %w", program, err)
-		}
-	}
-	// A script's interpreter (.venv/bin/gunicorn starts .venv/bin/python) must be runnable too.
-	if interp := shebang(real); interp != "" && interp != program {
-		return runnableBy(acct, dir, interp)
-	}
-	return nil
-}
-
-// shebang is the interpreter path of a "#!" script, or "".
-func shebang(file string) string {
-	f, err := os.Open(file)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	head := make([]byte, 256)
-	n, _ := io.ReadFull(f, head)
-	line, _, _ := strings.Cut(string(head[:n]), "\n")
-	rest, ok := strings.CutPrefix(line, "#!")
-	if fields := strings.Fields(rest); ok && len(fields) > 0 && filepath.IsAbs(fields[0]) {
-		return fields[0]
-	}
-	return ""
-}
-
-// permittedTo checks the rwx bits (want, as in 0o5) that apply to acct on path.
-func permittedTo(acct *Account, path string, want os.FileMode) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Errorf("%s: no owner information", path)
-	}
-	mode := st.Mode().Perm()
-	bits := mode & 0o7
-	switch {
-	case sys.Uid == acct.UID:
-		bits = mode >> 6 & 0o7
-	case sys.Gid == acct.GID:
-		bits = mode >> 3 & 0o7
-	}
-	if bits&want != want {
-		return fmt.Errorf("%s (mode %v, owner %d:%d) is not readable/searchable by %s (uid %d): make it world-readable (chmod o+rX) or run gauntlet as a user who owns it",
-			path, mode, sys.Uid, sys.Gid, acct.Name, acct.UID)
-	}
-	return nil
-}
-
-// giveTo makes paths owned by the account (no-op without one).
-func giveTo(acct *Account, paths ...string) error {
-	if acct == nil {
-		return nil
-	}
-	for _, p := range paths {
-		if err := os.Chown(p, int(acct.UID), int(acct.GID)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// run runs a short command to completion, returning its output in the error on failure.
-func run(spec Spec, timeout time.Duration) error {
+// Run runs a short command to completion, returning its output in the error on failure.
+func Run(spec Spec, timeout time.Duration) error {
 	p, err := Start(spec)
 	if err != nil {
 		return err
@@ -360,12 +208,14 @@ func run(spec Spec, timeout time.Duration) error {
 	if err := p.Wait(timeout); err != nil {
 		_ = syscall.Kill(-p.Pid(), syscall.SIGKILL)
 		<-p.done
-		return fmt.Errorf("%s: %v\n%s", spec.Name, err, indent(p.Tail()))
+		return fmt.Errorf("%s: %v\n%s", spec.Name, err, Indent(p.Tail()))
 	}
 	return nil
 }
 
-func indent(s string) string {
+// Indent prints a process's output (Tail) under the error that quotes it, or says there
+// was none; the runner quotes its children's output the same way.
+func Indent(s string) string {
 	if s == "" {
 		return "  (no output)"
 	}

@@ -1,4 +1,4 @@
-package local
+package localdb
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -54,7 +55,7 @@ func TestPgBouncerBothModesAndCleanStop(t *testing.T) {
 			if err := b.Stop(); err != nil {
 				t.Fatalf("stop: %v", err)
 			}
-			if left := GroupMembers(pid); len(left) > 0 {
+			if left := supervise.GroupMembers(pid); len(left) > 0 {
 				t.Fatalf("pgbouncer left processes behind: %v", left)
 			}
 		})

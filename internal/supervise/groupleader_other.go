@@ -1,6 +1,6 @@
 //go:build !linux
 
-package local
+package supervise
 
 import "syscall"
 

@@ -1,12 +1,13 @@
-package local
+package supervise
 
 import (
-	"net"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 func sh(script string) Spec {
@@ -18,7 +19,7 @@ func TestStopCleanExit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return strings.Contains(p.Tail(), "started") })
+	testenv.WaitFor(t, func() bool { return strings.Contains(p.Tail(), "started") })
 	if err := p.Stop(syscall.SIGTERM, 5*time.Second); err != nil {
 		t.Fatalf("clean exit reported as %v", err)
 	}
@@ -33,7 +34,7 @@ func TestStopKillsAfterTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return strings.Contains(p.Tail(), "stubborn") })
+	testenv.WaitFor(t, func() bool { return strings.Contains(p.Tail(), "stubborn") })
 	start := time.Now()
 	err = p.Stop(syscall.SIGTERM, 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "did not exit within 300ms") || !strings.Contains(err.Error(), "stubborn") {
@@ -51,7 +52,7 @@ func TestStopKillsLeftoverChildren(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return len(GroupMembers(p.Pid())) >= 3 })
+	testenv.WaitFor(t, func() bool { return len(GroupMembers(p.Pid())) >= 3 })
 	err = p.Stop(syscall.SIGTERM, 2*time.Second)
 	if err == nil || !strings.Contains(err.Error(), "left 2 process(es) behind") {
 		t.Fatalf("err = %v, want the two leftover children reported", err)
@@ -91,49 +92,6 @@ func TestTailKeepsTheEnd(t *testing.T) {
 	}
 	if len(tb.buf) > 100 {
 		t.Fatalf("buffer grew to %d bytes", len(tb.buf))
-	}
-}
-
-func TestFreePort(t *testing.T) {
-	seen := map[int]bool{}
-	for i := 0; i < 20; i++ {
-		p, err := FreePort(testPorts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p < testPorts.Lo || p > testPorts.Hi || seen[p] {
-			t.Fatalf("port %d out of range or handed out twice", p)
-		}
-		seen[p] = true
-		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
-		if err != nil {
-			t.Fatalf("port %d was not free: %v", p, err)
-		}
-		l.Close()
-	}
-	if p, err := FreePort(PortRange{}); err != nil || p == 0 {
-		t.Fatalf("kernel port: %d, %v", p, err)
-	}
-	// A range whose only port is taken has nothing to give.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	taken := l.Addr().(*net.TCPAddr).Port
-	if _, err := FreePort(PortRange{Lo: taken, Hi: taken}); err == nil || !strings.Contains(err.Error(), "no free loopback port") {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -1,4 +1,9 @@
-package local
+// Package report renders a finished BenchmarkRun: report.html (tables and inline SVG
+// charts, readable offline), the terminal's tables, and the results folder written beside
+// them. It reads only the run's spec and status, so a cluster run (gauntlet report) and a
+// local one render alike, and the renderer is kept apart from the local runner that
+// produces the status.
+package report
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package local
+package supervise
 
 import (
 	"net/netip"
@@ -36,8 +36,8 @@ func Procs() map[int]Proc {
 	return out
 }
 
-// procUid is the real user id of a process.
-func procUid(pid int) (int, error) {
+// ProcUID is the real user id of a process: which user a target really runs as.
+func ProcUID(pid int) (int, error) {
 	p, err := procfs.NewProc(pid)
 	if err != nil {
 		return 0, err

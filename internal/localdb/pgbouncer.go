@@ -1,4 +1,4 @@
-package local
+package localdb
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -30,7 +32,7 @@ type PgBouncerOptions struct {
 	// Parameters are extra [pgbouncer] settings such as default_pool_size.
 	Parameters map[string]string
 	Port       int // 0: a free one in Ports
-	Ports      PortRange
+	Ports      loopback.PortRange
 	// Binary is the pgbouncer program; empty: pgbouncer on PATH or /usr/sbin/pgbouncer.
 	Binary string
 	// CPUs, when set, pins PgBouncer to these CPUs.
@@ -41,7 +43,7 @@ type PgBouncerOptions struct {
 type PgBouncer struct {
 	Port     int
 	PoolMode string
-	daemon
+	supervise.Daemon
 
 	pg *Postgres
 }
@@ -90,7 +92,7 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 	}
 	port := opts.Port
 	if port == 0 {
-		if port, err = FreePort(opts.Ports); err != nil {
+		if port, err = loopback.FreePort(opts.Ports); err != nil {
 			return nil, fmt.Errorf("pgbouncer: %w", err)
 		}
 	}
@@ -113,11 +115,11 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 	if err := os.WriteFile(config, []byte(b.config(users, params)), 0o600); err != nil {
 		return nil, err
 	}
-	if err := giveTo(acct, b.Dir, users, config); err != nil {
+	if err := supervise.GiveTo(acct, b.Dir, users, config); err != nil {
 		return nil, fmt.Errorf("pgbouncer: giving %s to the postgres user: %w", b.Dir, err)
 	}
 	// In the foreground (no -d): it stays our child, in our process group, logging to stderr.
-	b.proc, err = Start(Spec{Name: "pgbouncer " + opts.PoolMode, Argv: []string{binary, config},
+	b.Proc, err = supervise.Start(supervise.Spec{Name: "pgbouncer " + opts.PoolMode, Argv: []string{binary, config},
 		RunAs: acct, Dir: b.Dir, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + b.Dir}, CPUs: opts.CPUs})
 	if err != nil {
 		return nil, err
@@ -157,7 +159,7 @@ func pgbouncerBinary(binary string) (string, error) {
 
 // waitReady polls until a query goes through the pooler to PostgreSQL.
 func (b *PgBouncer) waitReady(ctx context.Context, timeout time.Duration) error {
-	return b.daemon.waitReady(ctx, "pgbouncer", timeout, b.ping)
+	return b.Proc.WaitReady(ctx, "pgbouncer", timeout, b.ping)
 }
 
 func (b *PgBouncer) ping(ctx context.Context) error {
@@ -181,5 +183,5 @@ func (b *PgBouncer) DSN() string {
 // Stop shuts PgBouncer down (SIGINT: safe shutdown, which exits 0 once server connections
 // are idle; SIGTERM would exit 1) and removes its folder.
 func (b *PgBouncer) Stop() error {
-	return b.stop(syscall.SIGINT, 10*time.Second)
+	return b.Daemon.Stop(syscall.SIGINT, 10*time.Second)
 }

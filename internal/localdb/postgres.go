@@ -1,4 +1,8 @@
-package local
+// Package localdb runs the local mode's PostgreSQL and PgBouncer as child processes on
+// loopback: a fresh cluster with seed 001's bench user, database and schema, and a pooler
+// in front of it. The runner starts and watches them (its services and dbhealth); they are
+// kept apart from it because they need no benchmark, and test/targets starts them alone.
+package localdb
 
 import (
 	"context"
@@ -17,6 +21,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/loopback"
+	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -46,7 +52,7 @@ func Seed001Parameters() map[string]string {
 type PostgresOptions struct {
 	// Port to listen on (127.0.0.1); 0 picks a free one in Ports.
 	Port  int
-	Ports PortRange
+	Ports loopback.PortRange
 	// Parameters are postgresql.conf settings (nil: none beyond the defaults);
 	// pg_stat_statements is always added to shared_preload_libraries.
 	Parameters map[string]string
@@ -63,9 +69,9 @@ type PostgresOptions struct {
 
 // Postgres is a running PostgreSQL child process with a bench user and database.
 type Postgres struct {
-	Port     int
-	Password string // the bench user's
-	daemon          // Dir holds the data and the socket
+	Port             int
+	Password         string // the bench user's
+	supervise.Daemon        // Dir holds the data and the socket
 
 	adminPassword string
 }
@@ -97,7 +103,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (_ *Postgres, err 
 	}
 	port := opts.Port
 	if port == 0 {
-		if port, err = FreePort(opts.Ports); err != nil {
+		if port, err = loopback.FreePort(opts.Ports); err != nil {
 			return nil, fmt.Errorf("postgres: %w", err)
 		}
 	}
@@ -121,16 +127,16 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (_ *Postgres, err 
 	if err := os.WriteFile(pwfile, []byte(pg.adminPassword+"\n"), 0o600); err != nil {
 		return nil, err
 	}
-	if err := giveTo(acct, pg.Dir, pwfile); err != nil {
+	if err := supervise.GiveTo(acct, pg.Dir, pwfile); err != nil {
 		return nil, fmt.Errorf("postgres: giving %s to the postgres user: %w", pg.Dir, err)
 	}
 
 	env := []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + pg.Dir}
-	initdb := Spec{Name: "initdb", RunAs: acct, Env: env, Dir: pg.Dir, Argv: []string{
+	initdb := supervise.Spec{Name: "initdb", RunAs: acct, Env: env, Dir: pg.Dir, Argv: []string{
 		filepath.Join(bin, "initdb"), "-D", data, "-U", adminUser, "--pwfile=" + pwfile,
 		"--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-sync",
 	}}
-	if err := run(initdb, 2*time.Minute); err != nil {
+	if err := supervise.Run(initdb, 2*time.Minute); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	_ = os.Remove(pwfile)
@@ -140,7 +146,7 @@ func StartPostgres(ctx context.Context, opts PostgresOptions) (_ *Postgres, err 
 	for _, k := range slices.Sorted(maps.Keys(params)) {
 		argv = append(argv, "-c", k+"="+params[k])
 	}
-	if pg.proc, err = Start(Spec{Name: "postgres", RunAs: acct, Env: env, Dir: pg.Dir, Argv: argv,
+	if pg.Proc, err = supervise.Start(supervise.Spec{Name: "postgres", RunAs: acct, Env: env, Dir: pg.Dir, Argv: argv,
 		LogFile: filepath.Join(pg.Dir, "postgres.log"), CPUs: opts.CPUs}); err != nil {
 		return nil, err
 	}
@@ -220,7 +226,7 @@ func postgresParameters(in map[string]string) (map[string]string, error) {
 
 // waitReady polls until the server accepts the admin user, or fails with the server's log.
 func (pg *Postgres) waitReady(ctx context.Context, timeout time.Duration) error {
-	return pg.daemon.waitReady(ctx, "postgres", timeout, func(ctx context.Context) error {
+	return pg.Proc.WaitReady(ctx, "postgres", timeout, func(ctx context.Context) error {
 		c, err := pg.connect(ctx, pg.adminDSN("postgres"))
 		if err == nil {
 			c.Close(ctx)
@@ -290,7 +296,7 @@ func (pg *Postgres) adminDSN(db string) string {
 // Stop shuts the server down (fast shutdown: SIGINT disconnects clients and checkpoints)
 // and removes its folder. Safe to call twice.
 func (pg *Postgres) Stop() error {
-	return pg.stop(syscall.SIGINT, 30*time.Second)
+	return pg.Daemon.Stop(syscall.SIGINT, 30*time.Second)
 }
 
 func randomSecret() string {

@@ -1,4 +1,7 @@
-package local
+// Package loopback hands out free TCP ports on 127.0.0.1 to the local mode's servers
+// (targets, PostgreSQL, PgBouncer, the null responder), never the same one twice in a
+// process; the runner and the local databases both need it, and neither owns it.
+package loopback
 
 import (
 	"fmt"
