@@ -51,7 +51,7 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 	// (a cost per million requests), one scenario.
 	run := seedRun(t, "dash", ns)
 	run.Spec.Scenarios = run.Spec.Scenarios[:1]
-	run.Spec.Load.Model, run.Spec.Load.Rates, run.Spec.Load.Connections = "open", []int32{400}, nil
+	run.Spec.Load.Model, run.Spec.Load.Rates, run.Spec.Load.Connections = benchv1.LoadModelOpen, []int32{400}, nil
 	run.Spec.NodePools = []benchv1.NodePool{{Name: "amd", HourlyPrice: "0.17"}}
 	run.Spec.Targets[0].NodePool = "amd"
 	if err := env.Client.Create(ctx, run); err != nil {

@@ -22,7 +22,7 @@ import (
 // +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch;create;delete
 
 // database creates the CloudNativePG Cluster (bootstrapped from targets/schema.sql) and,
-// with connectVia: pooler, its Pooler, then waits until they serve. Targets read the
+// with connectVia: Pooler, its Pooler, then waits until they serve. Targets read the
 // credentials from the <cluster>-app Secret by reference: the operator never reads it.
 func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
@@ -35,7 +35,7 @@ func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.R
 	}
 	setPhase(run, benchv1.PhaseProvisioning)
 	objs := []client.Object{specs.SchemaConfigMap(run, r.Config), specs.DatabaseCluster(run, r.Config)}
-	direct := run.Spec.Database.ConnectVia == "direct"
+	direct := run.Spec.Database.ConnectVia == benchv1.ConnectViaDirect
 	if !direct {
 		objs = append(objs, specs.DatabasePooler(run))
 	}

@@ -31,7 +31,7 @@ func (r *BenchmarkRunReconciler) databaseDrift(ctx context.Context, run *benchv1
 	if run.Spec.Database == nil {
 		return "", nil
 	}
-	direct := run.Spec.Database.ConnectVia == "direct"
+	direct := run.Spec.Database.ConnectVia == benchv1.ConnectViaDirect
 	if waiting, err := r.databaseWaiting(ctx, run, direct); err != nil || waiting != "" {
 		if waiting != "" {
 			return "the database is not ready during the trial: " + waiting, nil

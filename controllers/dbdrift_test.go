@@ -57,7 +57,7 @@ func TestDatabaseDriftFailsTheTrial(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			run := pingRun("dbdrift-" + c.name)
-			run.Spec.Database = &benchv1.Database{ConnectVia: "pooler"}
+			run.Spec.Database = &benchv1.Database{ConnectVia: benchv1.ConnectViaPooler}
 			startHeldTrial(t, run)
 			time.Sleep(1100 * time.Millisecond) // timestamps have whole seconds: after the TestRun's
 			if err := c.change(ctx, run); err != nil {
@@ -85,7 +85,7 @@ func TestDatabasePodsFromBeforeTheTrialAreNoDrift(t *testing.T) {
 	testenv.Long(t)
 	ctx := context.Background()
 	run := pingRun("dbdrift-none")
-	run.Spec.Database = &benchv1.Database{ConnectVia: "direct"}
+	run.Spec.Database = &benchv1.Database{ConnectVia: benchv1.ConnectViaDirect}
 	for _, p := range []*corev1.Pod{instancePod(run, specs.ClusterName(run)+"-1"), instancePod(run, specs.ClusterName(run)+"-1-initdb-x")} {
 		if strings.Contains(p.Name, "initdb") {
 			p.Labels = map[string]string{cnpgClusterLabel: specs.ClusterName(run), cnpgJobRoleLabel: "initdb"}

@@ -60,7 +60,7 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 		testRun   bool // the run got as far as a TestRun
 	}{
 		{"database-never-ready", func(run *benchv1.BenchmarkRun) {
-			run.Spec.Database = &benchv1.Database{ConnectVia: "direct"}
+			run.Spec.Database = &benchv1.Database{ConnectVia: benchv1.ConnectViaDirect}
 			fakes.mu.Lock()
 			fakes.dbNever[specs.ClusterName(run)] = true
 			fakes.mu.Unlock()

@@ -25,7 +25,7 @@ func TestDeleteMidRunLeavesNothing(t *testing.T) {
 	testenv.Long(t)
 	ctx := context.Background()
 	run := pingRun("delete-mid-run")
-	run.Spec.Database = &benchv1.Database{ConnectVia: "pooler"}
+	run.Spec.Database = &benchv1.Database{ConnectVia: benchv1.ConnectViaPooler}
 	hold := make(chan struct{})
 	defer close(hold)
 	fakes.script(run.Name, &k6Outcome{hold: hold})

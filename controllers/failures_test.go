@@ -53,7 +53,7 @@ func TestFailuresAreExplained(t *testing.T) {
 		testRuns  bool // whether a TestRun may exist
 	}{
 		{"database-never-ready", func(run *benchv1.BenchmarkRun) {
-			run.Spec.Database = &benchv1.Database{ConnectVia: "direct"}
+			run.Spec.Database = &benchv1.Database{ConnectVia: benchv1.ConnectViaDirect}
 			fakes.mu.Lock()
 			fakes.dbNever[specs.ClusterName(run)] = true
 			fakes.mu.Unlock()

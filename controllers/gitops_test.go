@@ -62,7 +62,7 @@ func gitOpsRun(c gitOpsCase) *unstructured.Unstructured {
 		Spec: benchv1.BenchmarkRunSpec{
 			Targets:   []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
 			Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-			Load:      benchv1.Load{Model: "open", Rates: []int32{1000}},
+			Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{1000}},
 		},
 	}
 	run.Status.Phase = c.phase

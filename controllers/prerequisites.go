@@ -25,7 +25,9 @@ var dependencies = []dependency{
 	{"CloudNativePG", schema.GroupVersionKind{Group: "postgresql.cnpg.io", Version: "v1", Kind: "Cluster"},
 		func(s *scope) bool { return s.run.Spec.Database != nil }},
 	{"CloudNativePG", schema.GroupVersionKind{Group: "postgresql.cnpg.io", Version: "v1", Kind: "Pooler"},
-		func(s *scope) bool { return s.run.Spec.Database != nil && s.run.Spec.Database.ConnectVia != "direct" }},
+		func(s *scope) bool {
+			return s.run.Spec.Database != nil && s.run.Spec.Database.ConnectVia != benchv1.ConnectViaDirect
+		}},
 	{"k6-operator", schema.GroupVersionKind{Group: "k6.io", Version: "v1alpha1", Kind: "TestRun"},
 		func(*scope) bool { return true }},
 	{"prometheus-operator", schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: "PodMonitor"},

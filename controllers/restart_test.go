@@ -42,7 +42,7 @@ func TestRestartAtEveryBoundary(t *testing.T) {
 		}
 		run := pingRun("restarts")
 		run.Namespace = ns
-		run.Spec.Database = &benchv1.Database{ConnectVia: "pooler"}
+		run.Spec.Database = &benchv1.Database{ConnectVia: benchv1.ConnectViaPooler}
 		run.Spec.Load.Rates, run.Spec.Load.Repetitions = []int32{100, 200}, 2
 		fakes.script(run.Name, &k6Outcome{})
 		start := func() func() error {

@@ -28,7 +28,7 @@ import (
 
 // seedRun is config/samples' seed 001 (keep-alive on), shortened to what this machine runs:
 // the Go target, the ping and time scenarios, one load point, seconds instead of minutes.
-// Its database stays (CloudNativePG Cluster, connectVia: direct).
+// Its database stays (CloudNativePG Cluster, connectVia: Direct).
 func seedRun(t *testing.T, name, namespace string) *benchv1.BenchmarkRun {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(testenv.Root(), "config", "samples", "seed-001-rest-api.yaml"))

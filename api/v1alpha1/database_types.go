@@ -37,23 +37,23 @@ type Database struct {
 	// +kubebuilder:default={}
 	Pooler Pooler `json:"pooler,omitempty"`
 
-	// ConnectVia chooses what the targets connect to: the pooler or PostgreSQL directly.
+	// ConnectVia chooses what the targets connect to: the Pooler or PostgreSQL directly
+	// (Direct).
 	// +optional
-	// +kubebuilder:default=pooler
-	// +kubebuilder:validation:Enum=pooler;direct
-	ConnectVia string `json:"connectVia,omitempty"`
+	// +kubebuilder:default=Pooler
+	ConnectVia ConnectVia `json:"connectVia,omitempty"`
 
 	// AppPool is each worker process's own connection pool (seed 001: 5..15 per worker).
 	// +optional
 	// +kubebuilder:default={}
 	AppPool AppPool `json:"appPool,omitempty"`
 
-	// PreparedStatements: on keeps each driver's default (asyncpg and pgx prepare statements,
-	// which fails behind PgBouncer in transaction mode, as seed 001 found); off disables them.
+	// PreparedStatements: Enabled keeps each driver's default (asyncpg and pgx prepare
+	// statements, which fails behind PgBouncer in transaction mode, as seed 001 found);
+	// Disabled turns them off. Not on/off: unquoted, YAML 1.1 tools read those as booleans.
 	// +optional
-	// +kubebuilder:default=on
-	// +kubebuilder:validation:Enum=on;off
-	PreparedStatements string `json:"preparedStatements,omitempty"`
+	// +kubebuilder:default=Enabled
+	PreparedStatements PreparedStatements `json:"preparedStatements,omitempty"`
 }
 
 // Pooler is PgBouncer (a CloudNativePG Pooler).
@@ -65,11 +65,11 @@ type Pooler struct {
 	// +kubebuilder:validation:Maximum=16
 	Instances int32 `json:"instances,omitempty"`
 
-	// PoolMode: session (seed 001's setup) or transaction (seed 001's PgBouncer test).
+	// PoolMode is PgBouncer's pool_mode: Session (seed 001's setup) or Transaction (seed
+	// 001's PgBouncer test).
 	// +optional
-	// +kubebuilder:default=session
-	// +kubebuilder:validation:Enum=session;transaction
-	PoolMode string `json:"poolMode,omitempty"`
+	// +kubebuilder:default=Session
+	PoolMode PoolMode `json:"poolMode,omitempty"`
 
 	// Parameters of pgbouncer.ini (seed 001: default_pool_size 50, max_client_conn 500).
 	// +optional
@@ -90,4 +90,53 @@ type AppPool struct {
 	// +kubebuilder:validation:Minimum=1
 	// +kubebuilder:validation:Maximum=1000
 	Max int32 `json:"max,omitempty"`
+}
+
+// ConnectVia is what the targets connect to.
+// +kubebuilder:validation:Enum=Pooler;Direct
+type ConnectVia string
+
+// What the targets connect to.
+const (
+	// ConnectViaPooler connects the targets to the PgBouncer Pooler.
+	ConnectViaPooler ConnectVia = "Pooler"
+	// ConnectViaDirect connects the targets to PostgreSQL's read-write Service.
+	ConnectViaDirect ConnectVia = "Direct"
+)
+
+// PreparedStatements says whether the targets' drivers may use server-side prepared
+// statements. Enabled and Disabled rather than on and off: unquoted, YAML 1.1 tools read
+// on/off (and yes/no) as booleans.
+// +kubebuilder:validation:Enum=Enabled;Disabled
+type PreparedStatements string
+
+// Prepared statement settings.
+const (
+	// PreparedStatementsEnabled keeps each driver's default (DB_PREPARED=on).
+	PreparedStatementsEnabled PreparedStatements = "Enabled"
+	// PreparedStatementsDisabled disables server-side prepared statements (DB_PREPARED=off).
+	PreparedStatementsDisabled PreparedStatements = "Disabled"
+)
+
+// PoolMode is PgBouncer's pooling mode.
+// +kubebuilder:validation:Enum=Session;Transaction
+type PoolMode string
+
+// PgBouncer pool modes. PgBouncer's pool_mode and CloudNativePG's pgbouncer.poolMode spell
+// them in lowercase (session, transaction); the operator and the local mode convert.
+const (
+	PoolModeSession     PoolMode = "Session"
+	PoolModeTransaction PoolMode = "Transaction"
+)
+
+// DBPrepared is the value of the targets' DB_PREPARED variable (targets/CONTRACT.md): on
+// or off; empty when unset.
+func (p PreparedStatements) DBPrepared() string {
+	switch p {
+	case PreparedStatementsEnabled:
+		return "on"
+	case PreparedStatementsDisabled:
+		return "off"
+	}
+	return ""
 }

@@ -19,20 +19,30 @@ func (d Duration) Std() time.Duration {
 	return v
 }
 
+// LoadModel is how the load is applied: a fixed arrival rate (Open) or a fixed number of
+// connections (Closed).
+// +kubebuilder:validation:Enum=Open;Closed
+type LoadModel string
+
+// Load models.
+const (
+	LoadModelOpen   LoadModel = "Open"
+	LoadModelClosed LoadModel = "Closed"
+)
+
 // Load is the shape of the load applied to each target.
-// +kubebuilder:validation:XValidation:rule="self.model != 'open' || has(self.rates) || has(self.search)",message="rates or search are required when model is open",fieldPath=".rates"
-// +kubebuilder:validation:XValidation:rule="self.model == 'open' || !has(self.search)",message="search finds an arrival rate: it needs model open",fieldPath=".search"
-// +kubebuilder:validation:XValidation:rule="self.model != 'closed' || has(self.connections)",message="connections are required when model is closed",fieldPath=".connections"
-// +kubebuilder:validation:XValidation:rule="self.model != 'open' || !has(self.connections)",message="connections apply to the closed model only; the open model takes rates",fieldPath=".connections"
-// +kubebuilder:validation:XValidation:rule="self.model != 'closed' || !has(self.rates)",message="rates apply to the open model only; the closed model takes connections",fieldPath=".rates"
+// +kubebuilder:validation:XValidation:rule="self.model != 'Open' || has(self.rates) || has(self.search)",message="rates or search are required when model is Open",fieldPath=".rates"
+// +kubebuilder:validation:XValidation:rule="self.model == 'Open' || !has(self.search)",message="search finds an arrival rate: it needs model Open",fieldPath=".search"
+// +kubebuilder:validation:XValidation:rule="self.model != 'Closed' || has(self.connections)",message="connections are required when model is Closed",fieldPath=".connections"
+// +kubebuilder:validation:XValidation:rule="self.model != 'Open' || !has(self.connections)",message="connections apply to the Closed model only; the Open model takes rates",fieldPath=".connections"
+// +kubebuilder:validation:XValidation:rule="self.model != 'Closed' || !has(self.rates)",message="rates apply to the Open model only; the Closed model takes connections",fieldPath=".rates"
 type Load struct {
-	// Model: open sends a fixed arrival rate, so a slow server cannot slow the load down
-	// (k6 constant-arrival-rate, like wrk2); closed holds a fixed number of connections
+	// Model: Open sends a fixed arrival rate, so a slow server cannot slow the load down
+	// (k6 constant-arrival-rate, like wrk2); Closed holds a fixed number of connections
 	// (k6 constant-vus, like wrk -c).
 	// +optional
-	// +kubebuilder:default=open
-	// +kubebuilder:validation:Enum=open;closed
-	Model string `json:"model,omitempty"`
+	// +kubebuilder:default=Open
+	Model LoadModel `json:"model,omitempty"`
 
 	// Rates are the load points of the open model, in requests per second.
 	// +optional

@@ -130,7 +130,7 @@ func createRun(t *testing.T, name string) (string, *benchv1.BenchmarkRun) {
 	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns.Name}}
 	run.Spec = benchv1.BenchmarkRunSpec{Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-		Load:      benchv1.Load{Model: "open", Rates: []int32{200}, Warmup: "10s", Duration: "1m", Repetitions: 3}}
+		Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{200}, Warmup: "10s", Duration: "1m", Repetitions: 3}}
 	if err := cluster.Client.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func writeRun(t *testing.T, name string, p50s ...int64) string {
 	t.Helper()
 	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	run.Spec = benchv1.BenchmarkRunSpec{Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
-		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: "open", Rates: []int32{200}}}
+		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{200}}}
 	for i, v := range p50s {
 		run.Status.Trials = append(run.Status.Trials, benchv1.Trial{Name: name + string(rune('a'+i)), Target: "go", Scenario: "ping",
 			LoadPoint: 200, Repetition: int32(i + 1), Phase: benchv1.TrialSucceeded,

@@ -26,7 +26,7 @@ func historyFolder(t *testing.T, p50s ...int64) string {
 		name := fmt.Sprintf("nightly-%02d", i)
 		run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
 		run.Spec = benchv1.BenchmarkRunSpec{Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
-			Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: "open", Rates: []int32{200}}}
+			Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{200}}}
 		for rep := range 5 {
 			v := p50 + p50*noise[(i+rep)%len(noise)]/500
 			run.Status.Trials = append(run.Status.Trials, benchv1.Trial{Name: fmt.Sprintf("%s-%d", name, rep), Target: "go", Scenario: "ping",

@@ -266,7 +266,7 @@ func findRoot() (string, error) {
 }
 
 func loadPoints(run *benchv1.BenchmarkRun) string {
-	if run.Spec.Load.Model == "closed" {
+	if run.Spec.Load.Model == benchv1.LoadModelClosed {
 		return fmt.Sprintf("spec.load.connections %v", run.Spec.Load.Connections)
 	}
 	return fmt.Sprintf("spec.load.rates %v req/s", run.Spec.Load.Rates)

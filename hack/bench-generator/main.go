@@ -171,7 +171,7 @@ func run(o options) error {
 func measureOnce(ctx context.Context, o options, k6bin, baseURL string, rate int, code []byte) (k6.Result, error) {
 	spec := benchv1.BenchmarkRunSpec{
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-		Load: benchv1.Load{Model: "open", Rates: []int32{int32(rate)},
+		Load: benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{int32(rate)},
 			Warmup: benchv1.Duration(o.warmup.String()), Duration: benchv1.Duration(o.measure.String())},
 	}
 	t := plan.Trial{Name: "bench", Target: o.target, Scenario: "ping", LoadPoint: int32(rate), Repetition: 1}

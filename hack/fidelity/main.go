@@ -71,7 +71,7 @@ metadata: {name: fidelity}
 spec:
   targets: [%s]
   scenarios: [{name: ping, workload: ping}]
-  load: {model: open, rates: [%s], maxVUs: 100, warmup: %s, duration: %s, repetitions: %d, keepAlive: %v}
+  load: {model: Open, rates: [%s], maxVUs: 100, warmup: %s, duration: %s, repetitions: %d, keepAlive: %v}
 `, strings.Join(targets, ", "), strings.Join(rates, ", "), warmup, duration, reps, keepAlive)
 	v, err := validation.New()
 	if err != nil {

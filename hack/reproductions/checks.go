@@ -307,7 +307,7 @@ func decideHolds(c check, runs map[string]*run) (string, string) {
 		if verdict != "" {
 			return verdict, why
 		}
-		if r.BR.Spec.Load.Model == "closed" {
+		if r.BR.Spec.Load.Model == benchv1.LoadModelClosed {
 			return NotComparable, "a closed model offers no rate to hold"
 		}
 		if row.Repetitions == 0 {

@@ -21,7 +21,7 @@ func row(target string, point int32, rate, p99 benchv1.Stat, errPPM int64, flags
 		ErrorRatePPM: st(errPPM, errPPM, errPPM), Valid: len(flags) == 0, Flags: flags}
 }
 
-func runOf(model string, rows ...benchv1.ResultRow) *run {
+func runOf(model benchv1.LoadModel, rows ...benchv1.ResultRow) *run {
 	br := &benchv1.BenchmarkRun{}
 	br.Spec.Load.Model = model
 	br.Status.Results = rows
@@ -32,31 +32,31 @@ func TestDecide(t *testing.T) {
 	runs := map[string]*run{
 		// Two load points, as seed 001's 100 and 1,000 connections: at the lower one Python is
 		// slow, at the higher one it is not. The claim names the lower one.
-		"ka": runOf("closed",
+		"ka": runOf(benchv1.LoadModelClosed,
 			row("node", 10, st(900, 880, 920), st(500, 480, 520), 0), row("py", 10, st(100, 95, 105), st(9000, 8800, 9100), 0),
 			row("node", 100, st(900, 880, 920), st(900, 850, 950), 0), row("py", 100, st(950, 930, 960), st(9000, 8800, 9100), 0)),
 		// A Flask that answered nothing: every request timed out.
-		"failed": runOf("closed",
+		"failed": runOf(benchv1.LoadModelClosed,
 			row("node", 10, st(1500, 1400, 1600), st(28_000, 27_000, 29_000), 0),
 			row("flask", 10, st(1, 1, 1), st(20_000_000, 20_000_000, 20_000_000), 1_000_000)),
 		// k6 was the bottleneck on the fast targets: their rates are lower bounds.
-		"bound": runOf("closed",
+		"bound": runOf(benchv1.LoadModelClosed,
 			row("cpython-sync", 50, st(799, 780, 810), st(200_000, 190_000, 210_000), 0, "GeneratorBound"),
 			row("pypy-sync", 50, st(187, 180, 190), st(460_000, 450_000, 470_000), 0),
 			row("node", 50, st(1126, 1100, 1150), st(90_000, 85_000, 95_000), 0, "GeneratorBound"),
 			row("eventlet", 50, st(328, 320, 335), st(1_040_000, 1_000_000, 1_100_000), 0),
 			row("tornado", 50, st(1200, 1150, 1250), st(90_000, 85_000, 95_000), 0)),
 		// Spreads that overlap: 3 repetitions of two targets that sometimes swap places.
-		"noisy": runOf("open",
+		"noisy": runOf(benchv1.LoadModelOpen,
 			row("a", 500, st(500, 499, 501), st(2000, 1500, 9000), 0), row("b", 500, st(500, 499, 501), st(3000, 2500, 16_000), 0),
 			row("c", 500, st(500, 499, 501), st(20_000, 18_000, 22_000), 0)),
 		// One repetition: whatever the medians say, it is not enough.
-		"once": runOf("open", func() benchv1.ResultRow {
+		"once": runOf(benchv1.LoadModelOpen, func() benchv1.ResultRow {
 			r := row("a", 500, st(500, 500, 500), st(2000, 2000, 2000), 0)
 			r.Repetitions = 1
 			return r
 		}(), row("b", 500, st(500, 499, 501), st(9000, 8000, 10_000), 0)),
-		"pgb": runOf("closed",
+		"pgb": runOf(benchv1.LoadModelClosed,
 			row("go", 10, st(2000, 1900, 2100), st(9000, 8000, 10_000), 597_000, "GeneratorBound", "MostlyFailed"),
 			row("nodejs", 10, st(425, 400, 450), st(42_000, 40_000, 44_000), 0, "GeneratorBound")),
 	}

@@ -74,7 +74,7 @@ func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
 	if mostlyFailed(row) {
 		return v, fmt.Sprintf("%s's requests mostly failed (%s errors): its figures are of failures", row.Target, units.FormatPPM(row.ErrorRatePPM.Median))
 	}
-	closed := r.BR.Spec.Load.Model == "closed"
+	closed := r.BR.Spec.Load.Model == benchv1.LoadModelClosed
 	for _, f := range row.Flags {
 		if f == results.FlagGeneratorNoise && metric != "rps" && row.LatencySource == benchv1.LatencyWire {
 			continue // only k6's own timings are noise; the wire's are the record

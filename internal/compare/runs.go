@@ -261,7 +261,7 @@ func rowLevel(flags []string) string {
 }
 
 func model(run *benchv1.BenchmarkRun) string {
-	if run.Spec.Load.Model == "closed" {
+	if run.Spec.Load.Model == benchv1.LoadModelClosed {
 		return "closed"
 	}
 	return "open"

@@ -18,7 +18,7 @@ func runWith(name string, p50s map[string][]int64, wire bool) *benchv1.Benchmark
 	run.Spec = benchv1.BenchmarkRunSpec{
 		Targets:   []benchv1.Target{{Name: "go"}, {Name: "node"}},
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-		Load:      benchv1.Load{Model: "open", Rates: []int32{500}},
+		Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{500}},
 	}
 	for _, target := range []string{"go", "node"} {
 		for i, v := range p50s[target] {
@@ -95,7 +95,7 @@ func TestRowsWithoutAMatch(t *testing.T) {
 		t.Fatalf("unmatched row: %+v", run.Status.Results[1].Baseline)
 	}
 	closed := runWith("closed", map[string][]int64{"go": {100, 101, 102, 103}}, false)
-	closed.Spec.Load.Model = "closed"
+	closed.Spec.Load.Model = benchv1.LoadModelClosed
 	if v := Rows(closed, base, o); v[0] != benchv1.VerdictInconclusive || !strings.Contains(closed.Status.Results[0].Baseline.Message, "open model") {
 		t.Fatalf("model mismatch: %+v", closed.Status.Results[0].Baseline)
 	}

@@ -28,7 +28,7 @@ var jitter = []int64{0, 7, -5, 3, -8, 6, -2, 4, -6, 1, 8, -3, 5, -7, 2, -4, 6, -
 func finishedRun(name string, i int, p50 int64, cpuMillicores int64, capacity int32) *benchv1.BenchmarkRun {
 	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	run.Spec = benchv1.BenchmarkRunSpec{Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
-		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: "open", Rates: []int32{200}}}
+		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{200}}}
 	for rep := range 5 {
 		v := p50 + p50*jitter[(i+rep)%len(jitter)]/500
 		run.Status.Trials = append(run.Status.Trials, benchv1.Trial{Name: fmt.Sprintf("%s-%d", name, rep), Target: "go", Scenario: "ping",

@@ -18,7 +18,7 @@ import (
 func finishedRun(name string, at time.Time, p50s ...int64) *benchv1.BenchmarkRun {
 	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	run.Spec = benchv1.BenchmarkRunSpec{Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
-		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: "open", Rates: []int32{100}}}
+		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{100}}}
 	for i, v := range p50s {
 		run.Status.Trials = append(run.Status.Trials, benchv1.Trial{Target: "go", Scenario: "ping", LoadPoint: 100, Repetition: int32(i + 1),
 			Phase: benchv1.TrialSucceeded, Result: &benchv1.Measurement{Requests: 1000, AchievedMilliRPS: 100_000, P50Micros: v}})

@@ -61,7 +61,7 @@ func (p *progress) begin(i int) {
 	trials := p.run.Status.Trials
 	t := trials[i]
 	unit := "/s"
-	if p.run.Spec.Load.Model == "closed" {
+	if p.run.Spec.Load.Model == benchv1.LoadModelClosed {
 		unit = " conn"
 	}
 	runnable, k := 0, 0

@@ -24,7 +24,7 @@ func TestScaleLoad(t *testing.T) {
 	if err := transform.ScaleLoad(&searching, 0.02); err != nil || searching.Load.Search.Start != 2 || searching.Load.Search.MaxRate != 20000 {
 		t.Errorf("search: %+v %v", searching.Load.Search, err)
 	}
-	closed := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "closed", Connections: []int32{10, 12}}}
+	closed := benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{10, 12}}}
 	err := transform.ScaleLoad(&closed, 0.1)
 	if err == nil || !strings.Contains(err.Error(), "spec.load.connections[0] = 10 and spec.load.connections[1] = 12 both to 1") {
 		t.Errorf("colliding points: %v", err)

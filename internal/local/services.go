@@ -109,7 +109,7 @@ func (r *runner) startDatabase(ctx context.Context) error {
 	}
 	r.services.pg, r.services.databaseURL = pg, pg.DSN()
 	msg := fmt.Sprintf("PostgreSQL on 127.0.0.1:%d", pg.Port)
-	if db.ConnectVia != "direct" {
+	if db.ConnectVia != benchv1.ConnectViaDirect {
 		b, err := localdb.StartPgBouncer(ctx, localdb.PgBouncerOptions{Postgres: pg, PoolMode: db.Pooler.PoolMode,
 			Parameters: db.Pooler.Parameters, Ports: r.opts.Ports, CPUs: r.cpus.target})
 		if err != nil {
@@ -211,7 +211,7 @@ func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 		opts.Env[e.Name] = e.Value // the schema forbids the contract's own variables here
 	}
 	if db := r.run.Spec.Database; db != nil {
-		opts.PoolMax, opts.Prepared = int(db.AppPool.Max), db.PreparedStatements
+		opts.PoolMax, opts.Prepared = int(db.AppPool.Max), db.PreparedStatements.DBPrepared()
 		if db.AppPool.Min != nil {
 			opts.PoolMin = int(*db.AppPool.Min)
 			if opts.PoolMin == 0 {

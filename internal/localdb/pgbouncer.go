@@ -13,9 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
-	"github.com/jackc/pgx/v5"
 )
 
 // Seed001PoolerParameters is seed 001's PgBouncer sizing.
@@ -26,9 +28,10 @@ func Seed001PoolerParameters() map[string]string {
 // PgBouncerOptions configures a local PgBouncer in front of a local PostgreSQL.
 type PgBouncerOptions struct {
 	Postgres *Postgres
-	// PoolMode is session or transaction (statement breaks multi-statement transactions
-	// and is not offered).
-	PoolMode string
+	// PoolMode is spec.database.pooler.poolMode, Session or Transaction (statement breaks
+	// multi-statement transactions and is not offered); pgbouncer.ini gets PgBouncer's
+	// lowercase spelling.
+	PoolMode benchv1.PoolMode
 	// Parameters are extra [pgbouncer] settings such as default_pool_size.
 	Parameters map[string]string
 	Port       int // 0: a free one in Ports
@@ -42,7 +45,7 @@ type PgBouncerOptions struct {
 // PgBouncer is a running PgBouncer child process.
 type PgBouncer struct {
 	Port     int
-	PoolMode string
+	PoolMode string // pool_mode as PgBouncer spells it: session or transaction
 	supervise.Daemon
 
 	pg *Postgres
@@ -60,8 +63,9 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 	if opts.Postgres == nil {
 		return nil, fmt.Errorf("pgbouncer: no PostgreSQL to pool")
 	}
-	if opts.PoolMode != "session" && opts.PoolMode != "transaction" {
-		return nil, fmt.Errorf("pgbouncer: pool mode %q: want session or transaction", opts.PoolMode)
+	mode, err := pgbouncerPoolMode(opts.PoolMode)
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range opts.Parameters {
 		if !poolerSettingName.MatchString(k) {
@@ -96,7 +100,7 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 			return nil, fmt.Errorf("pgbouncer: %w", err)
 		}
 	}
-	b := &PgBouncer{Port: port, PoolMode: opts.PoolMode, pg: opts.Postgres}
+	b := &PgBouncer{Port: port, PoolMode: mode, pg: opts.Postgres}
 	if b.Dir, err = os.MkdirTemp("", "gauntlet-pgbouncer-"); err != nil {
 		return nil, err
 	}
@@ -119,7 +123,7 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 		return nil, fmt.Errorf("pgbouncer: giving %s to the postgres user: %w", b.Dir, err)
 	}
 	// In the foreground (no -d): it stays our child, in our process group, logging to stderr.
-	b.Proc, err = supervise.Start(supervise.Spec{Name: "pgbouncer " + opts.PoolMode, Argv: []string{binary, config},
+	b.Proc, err = supervise.Start(supervise.Spec{Name: "pgbouncer " + mode, Argv: []string{binary, config},
 		RunAs: acct, Dir: b.Dir, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + b.Dir}, CPUs: opts.CPUs})
 	if err != nil {
 		return nil, err
@@ -128,6 +132,17 @@ func StartPgBouncer(ctx context.Context, opts PgBouncerOptions) (_ *PgBouncer, e
 		return nil, err
 	}
 	return b, nil
+}
+
+// pgbouncerPoolMode is PgBouncer's pool_mode for the API's poolMode.
+func pgbouncerPoolMode(m benchv1.PoolMode) (string, error) {
+	switch m {
+	case benchv1.PoolModeSession:
+		return "session", nil
+	case benchv1.PoolModeTransaction:
+		return "transaction", nil
+	}
+	return "", fmt.Errorf("pgbouncer: pool mode %q: want %s or %s", m, benchv1.PoolModeSession, benchv1.PoolModeTransaction)
 }
 
 func (b *PgBouncer) config(users string, params map[string]string) string {

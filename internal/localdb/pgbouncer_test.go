@@ -2,12 +2,15 @@ package localdb
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
@@ -21,8 +24,8 @@ func TestPgBouncerBothModesAndCleanStop(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = pg.Stop() })
 
-	for _, mode := range []string{"session", "transaction"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []benchv1.PoolMode{benchv1.PoolModeSession, benchv1.PoolModeTransaction} {
+		t.Run(string(mode), func(t *testing.T) {
 			b, err := StartPgBouncer(ctx, PgBouncerOptions{Postgres: pg, PoolMode: mode, Ports: testPorts,
 				Parameters: Seed001PoolerParameters()})
 			if err != nil {
@@ -38,12 +41,21 @@ func TestPgBouncerBothModesAndCleanStop(t *testing.T) {
 			// across transactions; in transaction mode a statement prepared on one server
 			// connection is missing on another once clients interleave.
 			errs := preparedErrors(t, ctx, b.DSN(), 8, 40)
+			// The API's Session and Transaction reach pgbouncer.ini as PgBouncer spells them.
+			ini, err := os.ReadFile(filepath.Join(b.Dir, "pgbouncer.ini"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "\npool_mode = " + strings.ToLower(string(mode)) + "\n"; !strings.Contains(string(ini), want) {
+				t.Fatalf("pgbouncer.ini lacks %q:\n%s", want, ini)
+			}
+
 			switch mode {
-			case "session":
+			case benchv1.PoolModeSession:
 				if len(errs) > 0 {
 					t.Fatalf("session mode: prepared statements failed: %v", errs[0])
 				}
-			case "transaction":
+			case benchv1.PoolModeTransaction:
 				if len(errs) == 0 {
 					t.Fatal("transaction mode: expected prepared statements to fail across server connections")
 				}
@@ -101,11 +113,12 @@ func TestPgBouncerBadInput(t *testing.T) {
 		opts PgBouncerOptions
 		want string
 	}{
-		{"no postgres", PgBouncerOptions{PoolMode: "session"}, "no PostgreSQL"},
-		{"bad mode", PgBouncerOptions{Postgres: pg, PoolMode: "statement"}, "want session or transaction"},
-		{"managed setting", PgBouncerOptions{Postgres: pg, PoolMode: "session", Parameters: map[string]string{"listen_port": "1"}}, "managed by gauntlet"},
-		{"bad setting name", PgBouncerOptions{Postgres: pg, PoolMode: "session", Parameters: map[string]string{"a b": "1"}}, "not a setting name"},
-		{"missing binary", PgBouncerOptions{Postgres: pg, PoolMode: "session", Binary: "/nonexistent/pgbouncer"}, "run hack/apt.sh pgbouncer"},
+		{"no postgres", PgBouncerOptions{PoolMode: benchv1.PoolModeSession}, "no PostgreSQL"},
+		{"bad mode", PgBouncerOptions{Postgres: pg, PoolMode: "statement"}, "want Session or Transaction"},
+		{"pgbouncer's own spelling", PgBouncerOptions{Postgres: pg, PoolMode: "session"}, "want Session or Transaction"},
+		{"managed setting", PgBouncerOptions{Postgres: pg, PoolMode: benchv1.PoolModeSession, Parameters: map[string]string{"listen_port": "1"}}, "managed by gauntlet"},
+		{"bad setting name", PgBouncerOptions{Postgres: pg, PoolMode: benchv1.PoolModeSession, Parameters: map[string]string{"a b": "1"}}, "not a setting name"},
+		{"missing binary", PgBouncerOptions{Postgres: pg, PoolMode: benchv1.PoolModeSession, Binary: "/nonexistent/pgbouncer"}, "run hack/apt.sh pgbouncer"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -118,5 +131,25 @@ func TestPgBouncerBadInput(t *testing.T) {
 				t.Fatalf("error %q does not contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+// The API's pool modes become PgBouncer's lowercase pool_mode; anything else, PgBouncer's
+// own spelling included, is refused (the API never passes it).
+func TestPgBouncerPoolMode(t *testing.T) {
+	for mode, want := range map[benchv1.PoolMode]string{benchv1.PoolModeSession: "session", benchv1.PoolModeTransaction: "transaction"} {
+		got, err := pgbouncerPoolMode(mode)
+		if err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %q", mode, got, err, want)
+		}
+		b := &PgBouncer{Port: 6432, PoolMode: got, pg: &Postgres{Port: 5432}}
+		if ini := b.config("/x/users.txt", nil); !strings.Contains(ini, "\npool_mode = "+want+"\n") {
+			t.Errorf("%s: pgbouncer.ini has no pool_mode = %s:\n%s", mode, want, ini)
+		}
+	}
+	for _, bad := range []benchv1.PoolMode{"", "session", "statement"} {
+		if _, err := pgbouncerPoolMode(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

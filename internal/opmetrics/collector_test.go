@@ -25,7 +25,7 @@ func finishedRun() *benchv1.BenchmarkRun {
 		ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "seed-001"},
 		Spec: benchv1.BenchmarkRunSpec{
 			Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}, {Name: "node", Image: "registry.example/node:1"}},
-			Load:    benchv1.Load{Model: "open", Rates: []int32{1000}},
+			Load:    benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{1000}},
 		},
 		Status: benchv1.BenchmarkRunStatus{
 			Phase: benchv1.PhaseSucceeded,
@@ -270,7 +270,7 @@ func TestForgetRemovesEveryRunSeries(t *testing.T) {
 func TestClosedModelAndNilStore(t *testing.T) {
 	s := NewStore()
 	run := finishedRun()
-	run.Spec.Load = benchv1.Load{Model: "closed", Connections: []int32{1000}}
+	run.Spec.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{1000}}
 	s.Observe(run)
 	if n := testutil.CollectAndCount(s, MetricOfferedRate); n != 0 {
 		t.Fatalf("%d offered-rate series for a closed model", n)

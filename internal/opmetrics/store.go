@@ -50,7 +50,7 @@ func (s *Store) Observe(run *benchv1.BenchmarkRun) {
 	snap := runSnapshot{
 		phase: run.Status.Phase, done: done, total: total,
 		presets:   map[string]string{},
-		openModel: run.Spec.Load.Model != "closed",
+		openModel: run.Spec.Load.Model != benchv1.LoadModelClosed,
 		rows:      make([]benchv1.ResultRow, len(run.Status.Results)),
 	}
 	for _, t := range run.Spec.Targets {

@@ -10,7 +10,7 @@ func TestWithCalibration(t *testing.T) {
 	spec := &benchv1.BenchmarkRunSpec{
 		Targets:   []benchv1.Target{{Name: "a"}, {Name: "b"}},
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-		Load:      benchv1.Load{Model: "open", Rates: []int32{100, 200}, Repetitions: 2},
+		Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{100, 200}, Repetitions: 2},
 	}
 	trials, err := Build(spec, nil)
 	if err != nil {

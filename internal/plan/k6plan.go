@@ -16,8 +16,10 @@ func K6Plan(spec *benchv1.BenchmarkRunSpec, t Trial, baseURL string, tags worklo
 		return workload.Plan{}, err
 	}
 	l := spec.Load
+	// The plan keeps its own lowercase model names (loadgen/bench.js reads them); the API's
+	// Open and Closed map onto them here.
 	load := workload.Load{Model: workload.Open}
-	if l.Model == string(workload.Closed) {
+	if l.Model == benchv1.LoadModelClosed {
 		load = workload.Load{Model: workload.Closed, VUs: int(t.LoadPoint)}
 	} else {
 		load.Rate = int(t.LoadPoint)

@@ -134,7 +134,7 @@ func TrialName(target, scenario string, point, rep int32) string {
 
 // LoadPoints are the rates (open model) or connections (closed model) of a load.
 func LoadPoints(l benchv1.Load) []int32 {
-	if l.Model == "closed" {
+	if l.Model == benchv1.LoadModelClosed {
 		return l.Connections
 	}
 	return l.Rates

@@ -18,7 +18,7 @@ func spec() *benchv1.BenchmarkRunSpec {
 		Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}, {Name: "ngx", Preset: "nginx"}, {Name: "own", Image: "x", Port: new(int32)}},
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}, {Name: "db", Workload: "db-ping"},
 			{Name: "mix", Requests: []benchv1.Request{{Method: "GET", Path: "/a", Weight: 2, ExpectStatus: 200}}}},
-		Load: benchv1.Load{Model: "open", Rates: []int32{100, 200}, Repetitions: 2},
+		Load: benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{100, 200}, Repetitions: 2},
 	}
 }
 
@@ -82,7 +82,7 @@ func TestBuildSkipsWhatAPresetDoesNotImplement(t *testing.T) {
 
 func TestBuildClosedModelUsesConnections(t *testing.T) {
 	s := spec()
-	s.Load = benchv1.Load{Model: "closed", Connections: []int32{10}, Repetitions: 1}
+	s.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{10}, Repetitions: 1}
 	trials, err := Build(s, presets)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestTrialNamesAreDistinct(t *testing.T) {
 	s := &benchv1.BenchmarkRunSpec{
 		Targets:   []benchv1.Target{{Name: "go", Image: "x"}, {Name: "go-fast", Image: "y"}},
 		Scenarios: []benchv1.Scenario{{Name: "fast-ping", Workload: "ping"}, {Name: "ping", Workload: "ping"}},
-		Load:      benchv1.Load{Model: "open", Rates: []int32{100, 1}, Repetitions: 11},
+		Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{100, 1}, Repetitions: 11},
 	}
 	trials, err := Build(s, presets)
 	if err != nil {

@@ -18,7 +18,7 @@ func TestBuildRefusesImpossibleResources(t *testing.T) {
 			Targets:       []benchv1.Target{{Name: "go", Preset: "go-nethttp", Resources: r}},
 			LoadGenerator: benchv1.LoadGenerator{Resources: lg},
 			Scenarios:     []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-			Load:          benchv1.Load{Model: "open", Rates: []int32{100}, Repetitions: 1},
+			Load:          benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{100}, Repetitions: 1},
 		}
 	}
 	q := func(s string) *resource.Quantity { return ptr.To(resource.MustParse(s)) }

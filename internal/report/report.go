@@ -162,7 +162,7 @@ func chartsFor(run *benchv1.BenchmarkRun, scenario string) (scenarioCharts, bool
 		}
 		tput = append(tput, s)
 	}
-	if run.Spec.Load.Model == "closed" {
+	if run.Spec.Load.Model == benchv1.LoadModelClosed {
 		c.Throughput = lineChart(scenario+": throughput (req/s) against connections", "connections", xs, tput, false, num)
 	} else {
 		c.Throughput = lineChart(scenario+": achieved against offered rate (req/s; dashed: achieved = offered)", "offered req/s", xs, tput, true, num)

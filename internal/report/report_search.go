@@ -71,7 +71,7 @@ func fromSearch(run *benchv1.BenchmarkRun, r benchv1.ResultRow) (fromSearch, ans
 // rateChartFor is a scenario's latency (p99 of record) against offered rate, when there is
 // more than one rate to show: several load points, or a search's steps.
 func rateChartFor(run *benchv1.BenchmarkRun, scenario string, rows []benchv1.ResultRow, format func(float64) string) template.HTML {
-	if run.Spec.Load.Model == "closed" {
+	if run.Spec.Load.Model == benchv1.LoadModelClosed {
 		return ""
 	}
 	byTarget := map[string]*rateSeries{}

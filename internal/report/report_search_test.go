@@ -21,7 +21,7 @@ func searchedRun(t *testing.T, name string, p50 int64) *benchv1.BenchmarkRun {
 	run.Spec = benchv1.BenchmarkRunSpec{
 		Targets: []benchv1.Target{{Name: "go", NodePool: "c7g"}}, NodePools: []benchv1.NodePool{{Name: "c7g", HourlyPrice: "0.36"}},
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-		Load:      benchv1.Load{Model: "open", Rates: []int32{200}, Repetitions: 4, Search: &benchv1.Search{Start: 100, Width: "0.05", MaxSteps: 16, Attempts: 3}},
+		Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{200}, Repetitions: 4, Search: &benchv1.Search{Start: 100, Width: "0.05", MaxSteps: 16, Attempts: 3}},
 		SLO:       &benchv1.SLO{P99: "50ms"},
 	}
 	planned, err := plan.Build(&run.Spec, nil)

@@ -13,7 +13,7 @@ import (
 
 func TestReportAndTable(t *testing.T) {
 	cpu := benchv1.Stat{Median: 420, Min: 400, Max: 450}
-	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "open"},
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: benchv1.LoadModelOpen},
 		Scenarios: []benchv1.Scenario{{Name: "ping"}}}}
 	run.Name = "r"
 	run.Status.Results = []benchv1.ResultRow{
@@ -72,7 +72,7 @@ func TestReportAndTable(t *testing.T) {
 // A row whose repetitions all failed has no figures: it prints "–", never zeros that read as a
 // measurement, and it cannot be the headline.
 func TestUnmeasuredRowPrintsNoFigures(t *testing.T) {
-	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: "closed"},
+	run := &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{Load: benchv1.Load{Model: benchv1.LoadModelClosed},
 		Scenarios: []benchv1.Scenario{{Name: "hello"}}}}
 	run.Name = "r"
 	run.Status.Results = []benchv1.ResultRow{

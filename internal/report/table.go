@@ -76,7 +76,7 @@ func k6IsFloor(r benchv1.ResultRow) bool {
 
 // LoadLabel is a load point with its unit: "300/s" (open model) or "64 conn" (closed).
 func LoadLabel(l benchv1.Load, point int32) string {
-	if l.Model == "closed" {
+	if l.Model == benchv1.LoadModelClosed {
 		return fmt.Sprintf("%d conn", point)
 	}
 	return fmt.Sprintf("%d/s", point)

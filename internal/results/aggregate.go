@@ -46,7 +46,7 @@ func Flags(m benchv1.Measurement, load benchv1.Load, loadPoint int32, slo *bench
 		flags = append(flags, FlagDroppedIterations)
 	}
 	// Open model only: a closed model has no offered rate to fall short of.
-	if load.Model != "closed" && m.AchievedMilliRPS*100 < int64(loadPoint)*1000*99 {
+	if load.Model != benchv1.LoadModelClosed && m.AchievedMilliRPS*100 < int64(loadPoint)*1000*99 {
 		flags = append(flags, FlagRateShortfall)
 	}
 	if slo != nil && slo.ErrorRate != "" && m.ErrorRatePPM > ppm(slo.ErrorRate) {
@@ -146,7 +146,7 @@ func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor
 	// row's figures, and in an open model a generator that fell behind still shows as
 	// dropped iterations or a rate shortfall. In a closed model nothing else shows it: the
 	// throughput is then k6's, whatever the wire says of each request.
-	if busy && r.LatencySource == benchv1.LatencyWire && spec.Load.Model != "closed" {
+	if busy && r.LatencySource == benchv1.LatencyWire && spec.Load.Model != benchv1.LoadModelClosed {
 		notes = append(notes, fmt.Sprintf("k6 used over %d%% of its CPU: its own timings are inflated; the wire figures are the record", GeneratorBoundPercent))
 	} else if busy {
 		addFlag(FlagGeneratorBound)

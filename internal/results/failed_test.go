@@ -13,7 +13,7 @@ import (
 func TestMostlyFailedRowIsInvalid(t *testing.T) {
 	s := runSpec()
 	s.SLO = nil
-	s.Load = benchv1.Load{Model: "closed", Connections: []int32{1000}}
+	s.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{1000}}
 	for _, c := range []struct {
 		errPPM int64
 		flag   bool

@@ -127,7 +127,7 @@ func TestBusyGeneratorWithWireRecord(t *testing.T) {
 		t.Errorf("open model: valid %v flags %v message %q", open.Valid, open.Flags, open.Message)
 	}
 	closed := runSpec()
-	closed.Load = benchv1.Load{Model: "closed", Connections: []int32{1000}}
+	closed.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{1000}}
 	busy[0].LoadPoint = 1000
 	r := Aggregate(closed, busy)[0]
 	if r.Valid || !slices.Contains(r.Flags, FlagGeneratorBound) || r.LatencySource != benchv1.LatencyWire {

@@ -41,7 +41,7 @@ func runSpec() *benchv1.BenchmarkRunSpec {
 	return &benchv1.BenchmarkRunSpec{
 		Targets:   []benchv1.Target{{Name: "go", Preset: "go-nethttp", NodePool: "amd"}},
 		NodePools: []benchv1.NodePool{{Name: "amd", HourlyPrice: "0.36"}},
-		Load:      benchv1.Load{Model: "open", Rates: []int32{1000}},
+		Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{1000}},
 		SLO:       &benchv1.SLO{P99: "2ms", ErrorRate: "0.001"},
 	}
 }
@@ -96,7 +96,7 @@ func TestAggregateFlagsWhatCannotBeTrusted(t *testing.T) {
 	}
 	// A closed model has no offered rate.
 	s := runSpec()
-	s.Load = benchv1.Load{Model: "closed", Connections: []int32{1000}}
+	s.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{1000}}
 	if r := Aggregate(s, []benchv1.Trial{measured(1, 10, 1000, 100, 0, 0)})[0]; !r.Valid {
 		t.Errorf("closed model flagged: %v", r.Flags)
 	}

@@ -44,7 +44,7 @@ func searchSpec(start, maxRate int32, width string, maxSteps int32) *benchv1.Ben
 		Targets:   []benchv1.Target{{Name: "go", NodePool: "c7g"}},
 		NodePools: []benchv1.NodePool{{Name: "c7g", HourlyPrice: "0.36"}},
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-		Load: benchv1.Load{Model: "open", Repetitions: 3,
+		Load: benchv1.Load{Model: benchv1.LoadModelOpen, Repetitions: 3,
 			Search: &benchv1.Search{Start: start, MaxRate: maxRate, Width: width, MaxSteps: maxSteps, Attempts: 3}},
 		SLO: &benchv1.SLO{P99: "100ms"},
 	}

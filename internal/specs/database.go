@@ -71,7 +71,7 @@ func DatabaseCluster(run *benchv1.BenchmarkRun, cfg Config) *cnpgv1.Cluster {
 // check the host name they dial against it (sslmode=verify-full). The instances' own
 // Service names (<cluster>-rw...) are in it already.
 func databaseCertificates(run *benchv1.BenchmarkRun) *cnpgv1.CertificatesConfiguration {
-	if run.Spec.Database.ConnectVia == "direct" {
+	if run.Spec.Database.ConnectVia == benchv1.ConnectViaDirect {
 		return nil
 	}
 	p := PoolerName(run)
@@ -87,9 +87,10 @@ func DatabasePooler(run *benchv1.BenchmarkRun) *cnpgv1.Pooler {
 	if db == nil {
 		return nil
 	}
+	// The API's Session and Transaction; CloudNativePG spells them in lowercase.
 	mode := cnpgv1.PgBouncerPoolModeSession
-	if db.Pooler.PoolMode != "" {
-		mode = cnpgv1.PgBouncerPoolMode(db.Pooler.PoolMode)
+	if db.Pooler.PoolMode == benchv1.PoolModeTransaction {
+		mode = cnpgv1.PgBouncerPoolModeTransaction
 	}
 	var params map[string]string
 	if len(db.Pooler.Parameters) > 0 {

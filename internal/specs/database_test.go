@@ -144,6 +144,8 @@ func TestDatabasePooler(t *testing.T) {
 	run := fixtureRun()
 	inMemory := fixtureRun()
 	inMemory.Spec.Database.Pooler = benchv1.Pooler{}
+	session := fixtureRun()
+	session.Spec.Database.Pooler.PoolMode = benchv1.PoolModeSession
 	const meta = `
 apiVersion: postgresql.cnpg.io/v1
 kind: Pooler
@@ -161,6 +163,7 @@ metadata:
 		run  *benchv1.BenchmarkRun
 		want string
 	}{
+		// The API's Transaction and Session: CloudNativePG takes PgBouncer's lowercase names.
 		{"seed 001's transaction pooling", run, meta + `
 spec:
   cluster: {name: bench-db-9ce4039a98}
@@ -168,6 +171,16 @@ spec:
   instances: 1
   pgbouncer:
     poolMode: transaction
+    parameters: {default_pool_size: "50", max_client_conn: "500"}
+status: {}
+`},
+		{"session pooling", session, meta + `
+spec:
+  cluster: {name: bench-db-9ce4039a98}
+  type: rw
+  instances: 1
+  pgbouncer:
+    poolMode: session
     parameters: {default_pool_size: "50", max_client_conn: "500"}
 status: {}
 `},

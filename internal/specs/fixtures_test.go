@@ -39,14 +39,14 @@ func fixtureRun() *benchv1.BenchmarkRun {
 				Instances: 1, Storage: qp("10Gi"),
 				Parameters: map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
 					"wal_level": "minimal", "shared_buffers": "256MB", "work_mem": "16MB", "max_connections": "200"},
-				Pooler: benchv1.Pooler{Instances: 1, PoolMode: "transaction",
+				Pooler: benchv1.Pooler{Instances: 1, PoolMode: benchv1.PoolModeTransaction,
 					Parameters: map[string]string{"default_pool_size": "50", "max_client_conn": "500"}},
-				ConnectVia:         "pooler",
+				ConnectVia:         benchv1.ConnectViaPooler,
 				AppPool:            benchv1.AppPool{Min: ptr.To[int32](5), Max: 15},
-				PreparedStatements: "off",
+				PreparedStatements: benchv1.PreparedStatementsDisabled,
 			},
 			Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-			Load:      benchv1.Load{Model: "open", Rates: []int32{1000}, Warmup: "30s", Duration: "5m", Repetitions: 1},
+			Load:      benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{1000}, Warmup: "30s", Duration: "5m", Repetitions: 1},
 		},
 	}
 }

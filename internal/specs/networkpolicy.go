@@ -22,7 +22,7 @@ func NetworkPolicyName(run *benchv1.BenchmarkRun) string {
 // TargetNetworkPolicy fences a run's targets in. A target may run a bring-your-own image,
 // so it is treated as untrusted: it is reached only on its ports, from the run's own k6
 // runners, the operator (which verifies it) and Prometheus; it reaches only its database
-// (the Pooler's pods, or the instances with connectVia: direct) and DNS. Nothing else in
+// (the Pooler's pods, or the instances with connectVia: Direct) and DNS. Nothing else in
 // the cluster (the API server, cloud metadata, other tenants) is reachable from it.
 func TargetNetworkPolicy(run *benchv1.BenchmarkRun, cfg Config) *networkingv1.NetworkPolicy {
 	np := cfg.NetworkPolicy
@@ -64,7 +64,7 @@ func TargetNetworkPolicy(run *benchv1.BenchmarkRun, cfg Config) *networkingv1.Ne
 	if db := run.Spec.Database; db != nil {
 		// CloudNativePG's labels on its instance and PgBouncer pods.
 		dbPods := map[string]string{"cnpg.io/poolerName": PoolerName(run)}
-		if db.ConnectVia == "direct" {
+		if db.ConnectVia == benchv1.ConnectViaDirect {
 			dbPods = map[string]string{"cnpg.io/cluster": ClusterName(run)}
 		}
 		egress = append(egress, networkingv1.NetworkPolicyEgressRule{

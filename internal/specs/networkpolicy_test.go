@@ -45,7 +45,7 @@ spec:
     - {protocol: UDP, port: 53}
     - {protocol: TCP, port: 53}`
 	direct := fixtureRun()
-	direct.Spec.Database.ConnectVia = "direct"
+	direct.Spec.Database.ConnectVia = benchv1.ConnectViaDirect
 	noDB := fixtureRun()
 	noDB.Spec.Database = nil
 	cases := []struct {

@@ -22,7 +22,7 @@ func RunnerSizing(run *benchv1.BenchmarkRun, loadPoint int32) (sizing.Choice, er
 	if lg.Sizing != benchv1.SizingAuto {
 		c := sizing.Choice{Runners: max(lg.Parallelism, 1), RunnerMillicores: cpu}
 		c.Reason = fmt.Sprintf("sizing Fixed: parallelism %d × %dm from the spec", c.Runners, cpu)
-		if run.Spec.Load.Model != "closed" {
+		if run.Spec.Load.Model != benchv1.LoadModelClosed {
 			// What the rate is expected to cost, so an undersized generator shows before the run.
 			c.BusyMillicores = (int64(loadPoint)*cost + 999) / 1000
 			if c.BusyMillicores*100 > int64(c.Runners)*cpu*results.GeneratorBoundPercent {
@@ -32,7 +32,7 @@ func RunnerSizing(run *benchv1.BenchmarkRun, loadPoint int32) (sizing.Choice, er
 		}
 		return c, nil
 	}
-	if run.Spec.Load.Model == "closed" {
+	if run.Spec.Load.Model == benchv1.LoadModelClosed {
 		return sizing.Choice{}, fmt.Errorf("spec.loadGenerator.sizing: Auto sizes runners from the rate; the closed model has none")
 	}
 	c, err := sizing.Size(sizing.Input{Rate: int64(loadPoint), CostMicros: cost, MaxRunnerMillicores: cpu})

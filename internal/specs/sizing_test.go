@@ -54,7 +54,7 @@ func TestRunnerSizing(t *testing.T) {
 		}
 	}
 	closed := auto(nil, "4", nil)
-	closed.Spec.Load = benchv1.Load{Model: "closed", Connections: []int32{64}}
+	closed.Spec.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{64}}
 	if _, err := LoadGeneratorSizing(closed); err == nil || !strings.Contains(err.Error(), "spec.loadGenerator.sizing") {
 		t.Errorf("auto with the closed model: error %v", err)
 	}

@@ -205,7 +205,8 @@ func databaseEnv(run *benchv1.BenchmarkRun, db *benchv1.Database) []corev1.EnvVa
 			LocalObjectReference: corev1.LocalObjectReference{Name: secret}, Key: key,
 		}}
 	}
-	poolMin, poolMax, prepared := int32(defaultPoolMin), db.AppPool.Max, db.PreparedStatements
+	// DB_PREPARED is the contract's on or off (targets/CONTRACT.md), from Enabled or Disabled.
+	poolMin, poolMax, prepared := int32(defaultPoolMin), db.AppPool.Max, db.PreparedStatements.DBPrepared()
 	if db.AppPool.Min != nil {
 		poolMin = *db.AppPool.Min
 	}
@@ -227,9 +228,9 @@ func databaseEnv(run *benchv1.BenchmarkRun, db *benchv1.Database) []corev1.EnvVa
 }
 
 // DatabaseHost is what targets connect to: the Pooler's Service, or the primary's
-// read-write Service with connectVia: direct.
+// read-write Service with connectVia: Direct.
 func DatabaseHost(run *benchv1.BenchmarkRun) string {
-	if db := run.Spec.Database; db != nil && db.ConnectVia == "direct" {
+	if db := run.Spec.Database; db != nil && db.ConnectVia == benchv1.ConnectViaDirect {
 		return ClusterName(run) + "-rw"
 	}
 	return PoolerName(run)

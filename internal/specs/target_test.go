@@ -160,8 +160,8 @@ func TestTargetDatabaseEnv(t *testing.T) {
 		{"pooler", func(*benchv1.Database) {},
 			map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-pooler-6d807b0edb:5432/app?sslmode=verify-full&sslrootcert=/etc/gauntlet/db-ca/ca.crt",
 				"DB_POOL_MIN": "5", "DB_POOL_MAX": "15", "DB_PREPARED": "off"}},
-		{"direct, own pool sizes, prepared statements on", func(db *benchv1.Database) {
-			db.ConnectVia, db.AppPool.Min, db.AppPool.Max, db.PreparedStatements = "direct", new(int32), 40, "on"
+		{"direct, own pool sizes, prepared statements enabled", func(db *benchv1.Database) {
+			db.ConnectVia, db.AppPool.Min, db.AppPool.Max, db.PreparedStatements = benchv1.ConnectViaDirect, new(int32), 40, benchv1.PreparedStatementsEnabled
 		}, map[string]string{"DATABASE_URL": "postgres://$(DB_USER):$(DB_PASSWORD)@bench-db-9ce4039a98-rw:5432/app?sslmode=verify-full&sslrootcert=/etc/gauntlet/db-ca/ca.crt",
 			"DB_POOL_MIN": "0", "DB_POOL_MAX": "40", "DB_PREPARED": "on"}},
 		{"not defaulted", func(db *benchv1.Database) {

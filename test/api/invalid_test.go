@@ -36,7 +36,7 @@ spec:
   loadGenerator: {nodePool: loadgen, parallelism: 2}
   database:
     appPool: {min: 5, max: 15}
-    pooler: {poolMode: transaction}
+    pooler: {poolMode: Transaction}
   scenarios:
   - name: ping
     workload: ping
@@ -45,7 +45,7 @@ spec:
     - {method: GET, path: /devices/status, weight: 6}
     - {method: POST, path: /devices/1/command, body: '{"action":"set"}', weight: 3}
   load:
-    model: open
+    model: Open
     rates: [1000, 5000]
     warmup: 30s
     duration: 5m
@@ -119,7 +119,7 @@ var invalidCases = []invalidCase{
 	{"expected status out of range", set("spec.scenarios.1.requests.0.expectStatus", 700), "spec.scenarios[1].requests[0].expectStatus"},
 	{"unknown model", set("spec.load.model", "poisson"), "spec.load.model"},
 	{"open model without rates", del("spec.load.rates"), "spec.load.rates"},
-	{"closed model without connections", set("spec.load.model", "closed"), "spec.load.connections"},
+	{"closed model without connections", set("spec.load.model", "Closed"), "spec.load.connections"},
 	{"connections on the open model", set("spec.load.connections", []any{100}), "spec.load.connections"},
 	{"zero rate", set("spec.load.rates", []any{0}), "spec.load.rates[0]"},
 	{"duplicate rates", set("spec.load.rates", []any{1000, 1000}), "spec.load.rates[1]"},
@@ -140,7 +140,7 @@ var invalidCases = []invalidCase{
 	{"warmup above its bound", set("spec.load.warmup", "61m"), "spec.load.warmup"},
 	{"request timeout above its bound", set("spec.load.requestTimeout", "6m"), "spec.load.requestTimeout"},
 	{"slo latency above its bound", set("spec.slo.p99", "2h"), "spec.slo.p99"},
-	{"search on the closed model", both(set("spec.load.model", "closed"), del("spec.load.rates"), set("spec.load.connections", []any{10}),
+	{"search on the closed model", both(set("spec.load.model", "Closed"), del("spec.load.rates"), set("spec.load.connections", []any{10}),
 		set("spec.load.search", map[string]any{"start": 10})), "spec.load.search"},
 	{"search width zero", set("spec.load.search", map[string]any{"width": "0.00"}), "spec.load.search.width"},
 	{"search maxRate under start", set("spec.load.search", map[string]any{"start": 500, "maxRate": 400}), "spec.load.search.maxRate"},

@@ -75,7 +75,7 @@ func (s shape) document() []byte {
 	}
 	load := map[string]any{"repetitions": s.reps, "warmup": "1h", "duration": "6h"}
 	if s.closed {
-		load["model"], load["connections"] = "closed", points
+		load["model"], load["connections"] = "Closed", points
 	} else {
 		load["rates"] = points
 	}

@@ -52,7 +52,7 @@ spec:
   scenarios:
   - {name: %s, workload: %s}
   load:
-    model: open
+    model: Open
     rates: [50]
     warmup: 2s
     duration: 60s
@@ -343,7 +343,7 @@ func (l *lab) testDatabaseLostMidTrial(t *testing.T) {
 	c := ctx(t, 15*time.Minute)
 	cluster := specs.ClusterName(&benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name}})
 	doc := drillDoc(t, name, "name: go, preset: go-nethttp", "db-ping",
-		"  database: {connectVia: pooler}\n  cleanup: {policy: Never}\n")
+		"  database: {connectVia: Pooler}\n  cleanup: {policy: Never}\n")
 	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(c, doc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create BenchmarkRun: %v", err)
 	}

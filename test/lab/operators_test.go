@@ -101,7 +101,7 @@ func labRun(ns string) *benchv1.BenchmarkRun {
 			}}},
 			Database: &benchv1.Database{
 				Instances: 1, Storage: ptr.To(resource.MustParse("1Gi")),
-				Pooler: benchv1.Pooler{PoolMode: "transaction"},
+				Pooler: benchv1.Pooler{PoolMode: benchv1.PoolModeTransaction},
 			},
 		},
 	}
@@ -184,7 +184,7 @@ func (l *lab) testTestRun(t *testing.T) {
 	run := labRun(ns)
 	run.Spec.Database = nil
 	run.Spec.Scenarios = []benchv1.Scenario{{Name: "ping", Workload: "ping"}}
-	run.Spec.Load = benchv1.Load{Model: "open", Rates: []int32{100}, Repetitions: 1,
+	run.Spec.Load = benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{100}, Repetitions: 1,
 		Warmup: "2s", Duration: "10s"}
 	// Half a core is plenty for 100 req/s; the node's two cores also hold the operators,
 	// Prometheus, the target and k6-operator's starter (50m).

@@ -27,7 +27,7 @@ kind: BenchmarkRun
 metadata: {name: interrupted}
 spec:
   targets: [{name: go, preset: go-nethttp}]
-  database: {pooler: {poolMode: transaction}, preparedStatements: "off"}
+  database: {pooler: {poolMode: Transaction}, preparedStatements: Disabled}
   scenarios: [{name: db, workload: db-ping}]
   load: {rates: [100], warmup: 1s, duration: 3s, repetitions: 3}
 `, nil)
@@ -118,7 +118,7 @@ kind: BenchmarkRun
 metadata: {name: db-loss}
 spec:
   targets: [{name: go, preset: go-nethttp}]
-  database: {connectVia: pooler, pooler: {poolMode: transaction}}
+  database: {connectVia: Pooler, pooler: {poolMode: Transaction}}
   scenarios: [{name: db, workload: db-ping}, {name: ping, workload: ping}]
   load: {rates: [100], warmup: 1s, duration: 3s, repetitions: 2}
 `, nil)

@@ -25,7 +25,7 @@ spec:
   targets:
   - {name: go, preset: go-nethttp}
   - {name: fastapi, preset: python-fastapi}
-  database: {pooler: {poolMode: session}}
+  database: {pooler: {poolMode: Session}}
   scenarios: [{name: db, workload: db-ping}]
   load: {rates: [50], warmup: 1s, duration: 4s, repetitions: 1}
 `, nil)

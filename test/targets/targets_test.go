@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/localdb"
 	"github.com/gauntlet-bench/gauntlet/internal/loopback"
@@ -58,16 +59,16 @@ func runMain(m *testing.M) int {
 	}
 	defer stop("postgres", pg.Stop)
 	for _, b := range []struct {
-		mode string
+		mode benchv1.PoolMode
 		into **localdb.PgBouncer
-	}{{"session", &session}, {"transaction", &transaction}} {
+	}{{benchv1.PoolModeSession, &session}, {benchv1.PoolModeTransaction, &transaction}} {
 		*b.into, err = localdb.StartPgBouncer(ctx, localdb.PgBouncerOptions{Postgres: pg, PoolMode: b.mode,
 			Ports: ports, Parameters: localdb.Seed001PoolerParameters()})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "test/targets:", err)
 			return 1
 		}
-		defer stop("pgbouncer "+b.mode, (*b.into).Stop)
+		defer stop("pgbouncer "+string(b.mode), (*b.into).Stop)
 	}
 	return m.Run()
 }
