@@ -11,6 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strings"
 
 	apiextensionsinternal "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -153,6 +156,7 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
 	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 	errs = append(errs, celErrs...)
+	errs = explainYAMLBooleans(errs, yamlBooleans(v.structural, obj, nil))
 	if len(errs) > 0 {
 		return Document{Meta: name, Errors: errs}
 	}
@@ -166,6 +170,66 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 		return Document{Meta: name, Errors: errs}
 	}
 	return Document{Meta: name, Run: run}
+}
+
+// yamlBooleans are the booleans where the schema wants a string. YAML 1.1 readers
+// (sigs.k8s.io/yaml, so kubectl and this package too) take unquoted on, off, yes, no, y, n,
+// true and false as booleans: `preparedStatements: off` arrives as false, and the schema's own
+// errors ("must be of type string", "Unsupported value: false") do not say why. Each gets
+// an error that does, and says what to write.
+func yamlBooleans(s *structuralschema.Structural, value interface{}, p *field.Path) field.ErrorList {
+	if s == nil {
+		return nil
+	}
+	switch value := value.(type) {
+	case bool:
+		if s.Type != "string" {
+			return nil
+		}
+		msg := "a YAML boolean, not a string: unquoted, YAML 1.1 reads on, off, yes and no as true or false; "
+		if s.ValueValidation != nil && len(s.ValueValidation.Enum) > 0 {
+			var allowed []string
+			for _, e := range s.ValueValidation.Enum {
+				allowed = append(allowed, fmt.Sprintf("%q", e.Object))
+			}
+			msg += "write one of " + strings.Join(allowed, ", ")
+		} else {
+			msg += "quote the value"
+		}
+		return field.ErrorList{field.Invalid(p, value, msg)}
+	case map[string]interface{}:
+		var errs field.ErrorList
+		for _, k := range slices.Sorted(maps.Keys(value)) {
+			if prop, ok := s.Properties[k]; ok {
+				errs = append(errs, yamlBooleans(&prop, value[k], p.Child(k))...)
+			} else if s.AdditionalProperties != nil && s.AdditionalProperties.Structural != nil {
+				// A map's keys are named as the schema validator names them: .key, not [key].
+				errs = append(errs, yamlBooleans(s.AdditionalProperties.Structural, value[k], p.Child(k))...)
+			}
+		}
+		return errs
+	case []interface{}:
+		var errs field.ErrorList
+		for i, item := range value {
+			errs = append(errs, yamlBooleans(s.Items, item, p.Index(i))...)
+		}
+		return errs
+	}
+	return nil
+}
+
+// explainYAMLBooleans puts each boolean's explanation in place of the schema's errors on
+// the same field.
+func explainYAMLBooleans(errs, booleans field.ErrorList) field.ErrorList {
+	if len(booleans) == 0 {
+		return errs
+	}
+	explained := map[string]bool{}
+	for _, b := range booleans {
+		explained[b.Field] = true
+	}
+	out := slices.DeleteFunc(errs, func(e *field.Error) bool { return explained[e.Field] })
+	return append(out, booleans...)
 }
 
 func checkTypeMeta(obj map[string]interface{}) field.ErrorList {

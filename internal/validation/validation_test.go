@@ -130,3 +130,85 @@ spec:
 		}
 	}
 }
+
+// An unquoted on, off, yes or no is a boolean to YAML 1.1: where the schema wants a string,
+// the one error on that field says so and what to write (the enum's values, or to quote
+// it), in place of the schema's "must be of type string" and "Unsupported value: false".
+func TestYAMLBooleansAreExplained(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := v.ReadAll(context.Background(), strings.NewReader(`apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: yaml-booleans}
+spec:
+  targets: [{name: go, preset: go-nethttp, env: [{name: GOGC, value: off}]}]
+  database:
+    preparedStatements: off
+    parameters: {fsync: no}
+  scenarios: [{name: ping, workload: db-ping}]
+  load: {rates: [100], keepAlive: yes}
+`))
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("%v, %d documents", err, len(docs))
+	}
+	want := map[string]string{
+		"spec.database.preparedStatements": `spec.database.preparedStatements: Invalid value: false: a YAML boolean, not a string: unquoted, YAML 1.1 reads on, off, yes and no as true or false; write one of "Enabled", "Disabled"`,
+		"spec.targets[0].env[0].value":     `spec.targets[0].env[0].value: Invalid value: false: a YAML boolean, not a string: unquoted, YAML 1.1 reads on, off, yes and no as true or false; quote the value`,
+		"spec.database.parameters.fsync":   `spec.database.parameters.fsync: Invalid value: false: a YAML boolean, not a string: unquoted, YAML 1.1 reads on, off, yes and no as true or false; quote the value`,
+	}
+	got := map[string]string{}
+	for _, e := range docs[0].Errors {
+		if _, dup := got[e.Field]; dup {
+			t.Errorf("more than one error on %s: %v", e.Field, docs[0].Errors)
+		}
+		got[e.Field] = e.Error()
+	}
+	for f, msg := range want {
+		if got[f] != msg {
+			t.Errorf("%s:\n got %q\nwant %q", f, got[f], msg)
+		}
+	}
+	if len(got) != len(want) { // keepAlive: yes is the boolean it should be
+		t.Errorf("errors %v, want only %v", docs[0].Errors, want)
+	}
+}
+
+// The enums are CamelCase, their defaults too; the old lowercase values are refused with
+// the values the field takes.
+func TestEnumsAreCamelCase(t *testing.T) {
+	v, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const doc = `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: enums}
+spec:
+  targets: [{name: go, preset: go-nethttp}]
+  database: {}
+  scenarios: [{name: ping, workload: db-ping}]
+  load: {rates: [100]}
+`
+	d := v.Validate(context.Background(), []byte(doc))
+	if len(d.Errors) > 0 {
+		t.Fatal(d.Errors)
+	}
+	db := d.Run.Spec.Database
+	if d.Run.Spec.Load.Model != "Open" || db.ConnectVia != "Pooler" || db.PreparedStatements != "Enabled" || db.Pooler.PoolMode != "Session" {
+		t.Errorf("defaults: model %q, connectVia %q, preparedStatements %q, poolMode %q",
+			d.Run.Spec.Load.Model, db.ConnectVia, db.PreparedStatements, db.Pooler.PoolMode)
+	}
+	for _, c := range []struct{ old, new, want string }{
+		{"load: {rates: [100]}", "load: {model: open, rates: [100]}", `spec.load.model: Unsupported value: "open": supported values: "Open", "Closed"`},
+		{"database: {}", "database: {connectVia: direct}", `spec.database.connectVia: Unsupported value: "direct": supported values: "Pooler", "Direct"`},
+		{"database: {}", `database: {preparedStatements: "off"}`, `spec.database.preparedStatements: Unsupported value: "off": supported values: "Enabled", "Disabled"`},
+		{"database: {}", "database: {pooler: {poolMode: session}}", `spec.database.pooler.poolMode: Unsupported value: "session": supported values: "Session", "Transaction"`},
+	} {
+		d := v.Validate(context.Background(), []byte(strings.Replace(doc, c.old, c.new, 1)))
+		if msg := d.Errors.ToAggregate(); msg == nil || !strings.Contains(msg.Error(), c.want) {
+			t.Errorf("%s: %v, want %s", c.new, msg, c.want)
+		}
+	}
+}
