@@ -198,7 +198,7 @@ func setRegressing(s *benchv1.BenchmarkSchedule) {
 		}
 	}
 	cond := metav1.Condition{Type: benchv1.ConditionRegressing, Status: metav1.ConditionFalse, Reason: ReasonNoSlowerChange,
-		Message: fmt.Sprintf("no slower change point within the newest %d of %d runs in the history", history.DefaultLast, s.Status.HistoryRuns),
+		Message:            fmt.Sprintf("no slower change point within the newest %d of %d runs in the history", history.DefaultLast, s.Status.HistoryRuns),
 		ObservedGeneration: s.Generation}
 	if len(slower) > 0 {
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonSlowerChangePoint

@@ -14,13 +14,13 @@ import (
 // Metric names of a BenchmarkSchedule's history (base units); dashboards/schedule-history.json
 // and the chart's PrometheusRule read them.
 const (
-	MetricScheduleFigure          = "gauntlet_schedule_figure"
-	MetricChangePointTimestamp    = "gauntlet_schedule_change_point_timestamp_seconds"
-	MetricChangePointMagnitude    = "gauntlet_schedule_change_point_magnitude_ratio"
-	MetricChangePointChange       = "gauntlet_schedule_change_point_change_ratio"
-	MetricChangePointRecent       = "gauntlet_schedule_change_point_recent"
-	MetricScheduleRegressing      = "gauntlet_schedule_regressing"
-	MetricScheduleHistoryRuns     = "gauntlet_schedule_history_runs"
+	MetricScheduleFigure       = "gauntlet_schedule_figure"
+	MetricChangePointTimestamp = "gauntlet_schedule_change_point_timestamp_seconds"
+	MetricChangePointMagnitude = "gauntlet_schedule_change_point_magnitude_ratio"
+	MetricChangePointChange    = "gauntlet_schedule_change_point_change_ratio"
+	MetricChangePointRecent    = "gauntlet_schedule_change_point_recent"
+	MetricScheduleRegressing   = "gauntlet_schedule_regressing"
+	MetricScheduleHistoryRuns  = "gauntlet_schedule_history_runs"
 )
 
 var (
