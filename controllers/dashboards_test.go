@@ -20,6 +20,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/dashboards"
+	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
@@ -66,6 +67,14 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 	// Prometheus scrapes the store as it would scrape the manager's metrics endpoint.
 	reg := prometheus.NewPedanticRegistry()
 	reg.MustRegister(store)
+	// The schedule history dashboard reads a schedule's series: one schedule of this run's
+	// row, its newest figures and a change point each way (controllers/schedule's tests
+	// check how the schedule controller fills them).
+	schedules := opmetrics.NewScheduleStore()
+	reg.MustRegister(schedules)
+	schedules.Observe(dashboardSchedule(ns, run.Name, got.Status.StartedAt.Time), []history.Row{{
+		Key:    history.Key{Target: "go", Scenario: "ping", LoadPoint: 400},
+		Values: map[string]float64{history.FigureP50: 500, history.FigureP99: 1500, history.FigureCPU: 400, history.FigureCapacity: 2000}}})
 	srv := httptest.NewServer(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	defer srv.Close()
 	if err := prom.Scrape("gauntlet-manager", strings.TrimPrefix(srv.URL, "http://")); err != nil {
@@ -111,7 +120,7 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 		}
 	}
 
-	vars := map[string]string{"namespace": ns, "run": run.Name, "target": "go", "scenario": "ping",
+	vars := map[string]string{"namespace": ns, "run": run.Name, "schedule": "nightly", "target": "go", "scenario": "ping",
 		"__rate_interval": "30s", "__interval": "5s"}
 	rep, err := dashboards.Check(ctx, papi, vars, got.Status.StartedAt.Add(-time.Minute), time.Now(), 5*time.Second)
 	if err != nil {
@@ -133,6 +142,22 @@ func TestDashboardQueriesReturnData(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// dashboardSchedule is a schedule named nightly whose history has a Slower and a Faster
+// change point on go/ping@400 at run, at time at.
+func dashboardSchedule(ns, run string, at time.Time) *benchv1.BenchmarkSchedule {
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "nightly"}}
+	s.Status.HistoryRuns = 12
+	t := metav1.NewTime(at)
+	for _, c := range []struct {
+		dir    string
+		change int64
+	}{{"Slower", 200_000}, {"Faster", -100_000}} {
+		s.Status.ChangePoints = append(s.Status.ChangePoints, benchv1.ScheduleChangePoint{Target: "go", Scenario: "ping", LoadPoint: 400,
+			Figure: "p50", Run: run, RunTime: &t, Direction: c.dir, ChangePPM: c.change, MagnitudePPM: 200_000, PValue: "0.0010", Recent: true, DetectedAt: t})
+	}
+	return s
 }
 
 func verdictOf(r benchv1.ResultRow) string {

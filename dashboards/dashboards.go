@@ -17,11 +17,26 @@ var files embed.FS
 
 // Dashboard is the part of a dashboard's JSON the tests read.
 type Dashboard struct {
-	File       string     `json:"-"`
-	UID        string     `json:"uid"`
-	Title      string     `json:"title"`
-	Panels     []Panel    `json:"panels"`
-	Templating Templating `json:"templating"`
+	File        string      `json:"-"`
+	UID         string      `json:"uid"`
+	Title       string      `json:"title"`
+	Panels      []Panel     `json:"panels"`
+	Templating  Templating  `json:"templating"`
+	Annotations Annotations `json:"annotations"`
+}
+
+// Annotations are the dashboard's annotation queries.
+type Annotations struct {
+	List []Annotation `json:"list"`
+}
+
+// Annotation is a Prometheus annotation query: Grafana runs Target.Expr over the time range
+// and marks each sample (at the sample's value, in ms, with useValueForTime).
+type Annotation struct {
+	Name            string      `json:"name"`
+	Datasource      *Datasource `json:"datasource"`
+	Target          Target      `json:"target"`
+	UseValueForTime bool        `json:"useValueForTime"`
 }
 
 // Templating is the dashboard's variables.
@@ -142,13 +157,19 @@ func (d Dashboard) Leaves() []Panel {
 	return out
 }
 
-// Queries is every panel query of the dashboard.
+// Queries is every panel query of the dashboard, then every annotation query (a range
+// query, as Grafana runs it; Panel is "annotation NAME").
 func (d Dashboard) Queries() []Query {
 	var out []Query
 	for _, p := range d.Leaves() {
 		for _, t := range p.Targets {
 			out = append(out, Query{Dashboard: d.UID, Panel: p.Title, PanelType: p.Type, Target: t})
 		}
+	}
+	for _, a := range d.Annotations.List {
+		t := a.Target
+		t.Range = true
+		out = append(out, Query{Dashboard: d.UID, Panel: "annotation " + a.Name, PanelType: "annotation", Target: t})
 	}
 	return out
 }

@@ -36,8 +36,9 @@ func TestChartCopiesAreIdentical(t *testing.T) {
 	}
 }
 
-// Every dashboard has a Prometheus datasource variable and the namespace, run, target and
-// scenario variables; every panel and query reads through the datasource variable; query
+// Every dashboard has a Prometheus datasource variable and the namespace, run (or schedule),
+// target and scenario variables; every annotation query reads through the datasource
+// variable, with its time from its value; every panel and query reads through the datasource variable; query
 // fields are the Prometheus query's own (an unknown one would be ignored by Grafana).
 func TestDashboardVariablesAndDatasources(t *testing.T) {
 	ds, err := Load()
@@ -57,7 +58,12 @@ func TestDashboardVariablesAndDatasources(t *testing.T) {
 		if v, ok := vars["datasource"]; !ok || v.Type != "datasource" || v.QueryText() != "prometheus" {
 			t.Errorf("%s: no datasource variable of type prometheus: %+v", d.File, v)
 		}
-		for _, name := range []string{"namespace", "run", "target", "scenario"} {
+		// The results dashboards pick a run, the schedule history a schedule.
+		pick := "run"
+		if _, ok := vars["schedule"]; ok {
+			pick = "schedule"
+		}
+		for _, name := range []string{"namespace", pick, "target", "scenario"} {
 			v, ok := vars[name]
 			if !ok || v.Type != "query" || v.Datasource == nil || v.Datasource.UID != "${datasource}" {
 				t.Errorf("%s: variable %s missing or not a query on ${datasource}: %+v", d.File, name, v)
@@ -78,6 +84,11 @@ func TestDashboardVariablesAndDatasources(t *testing.T) {
 				if q.Expr == "" || q.Datasource == nil || q.Datasource.UID != "${datasource}" || q.Instant == q.Range {
 					t.Errorf("%s: panel %q query %s: empty, not on ${datasource}, or not exactly one of instant and range", d.File, p.Title, q.RefID)
 				}
+			}
+		}
+		for _, a := range d.Annotations.List {
+			if a.Datasource == nil || a.Datasource.UID != "${datasource}" || a.Target.Expr == "" || !a.UseValueForTime {
+				t.Errorf("%s: annotation %q: not on ${datasource}, no expr, or not useValueForTime", d.File, a.Name)
 			}
 		}
 		raw, _ := Raw(d.File)

@@ -49,7 +49,19 @@ func typeScriptCheck(data []byte) (string, error) {
 	for _, k := range kinds {
 		fmt.Fprintf(&b, "import type * as %s from '@grafana/schema/dist/esm/raw/composable/%s/panelcfg/x/%s';\n", k, k, panelTypes[k].module)
 	}
-	fmt.Fprintf(&b, "export const dashboard: Json<Dashboard> = %s;\n", data)
+	// A Prometheus annotation query: @grafana/schema types the target as a bare DataQuery
+	// and knows none of the Prometheus annotation fields, so they are listed here (from
+	// Grafana's Prometheus data source: public/app/plugins/datasource/prometheus), and the
+	// annotations are checked on their own, the rest of the dashboard as a Dashboard.
+	b.WriteString("import type { AnnotationQuery, DataQuery } from '@grafana/schema';\n")
+	b.WriteString("interface PromQuery extends DataQuery { expr: string; interval?: string; legendFormat?: string }\n")
+	b.WriteString("type PromAnnotation = AnnotationQuery<PromQuery> & { titleFormat?: string; textFormat?: string; " +
+		"tagKeys?: string; useValueForTime?: boolean; step?: string; seriesValueAsTimestamp?: boolean };\n")
+	annotations, _ := json.Marshal(doc["annotations"])
+	delete(doc, "annotations")
+	rest, _ := json.Marshal(doc)
+	fmt.Fprintf(&b, "export const dashboard: Json<Dashboard> = %s;\n", rest)
+	fmt.Fprintf(&b, "export const annotations: Json<{ list: PromAnnotation[] }> = %s;\n", annotations)
 	var walk func(panels []any) error
 	walk = func(panels []any) error {
 		for _, raw := range panels {
@@ -145,6 +157,10 @@ func TestDashboardsMatchGrafanaSchema(t *testing.T) {
 		{"wrong type", func(d map[string]any) { panel(d, 1)["gridPos"] = map[string]any{"h": "4", "w": 6, "x": 0, "y": 0} }, "Type 'string' is not assignable to type 'number'"},
 		{"unknown enum value", func(d map[string]any) { panel(d, 5)["options"].(map[string]any)["displayMode"] = "gradiant" }, "Type '\"gradiant\"' is not assignable"},
 		{"unknown dashboard field", func(d map[string]any) { d["refreshEvery"] = "30s" }, "'\"refreshEvery\"' does not exist in type"},
+		{"unknown annotation field", func(d map[string]any) {
+			d["annotations"] = map[string]any{"list": []any{map[string]any{"name": "x", "enable": true, "iconColor": "red",
+				"datasource": map[string]any{"type": "prometheus", "uid": "${datasource}"}, "target": map[string]any{"refId": "A", "expr": "up"}, "titelFormat": "x"}}}
+		}, "'\"titelFormat\"' does not exist in type"},
 	}
 	for i, c := range bad {
 		var d map[string]any

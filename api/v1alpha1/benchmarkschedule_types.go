@@ -38,10 +38,36 @@ type BenchmarkScheduleSpec struct {
 	// +kubebuilder:validation:Maximum=50
 	FailedRunsHistoryLimit *int32 `json:"failedRunsHistoryLimit,omitempty"`
 
+	// Triggers start runs besides the cron schedule.
+	// +optional
+	Triggers *ScheduleTriggers `json:"triggers,omitempty"`
+
 	// Template is the run each scheduled time creates. Its spec.baseline, when set, gives
 	// the metric and minimum effect; the run compared with is always the schedule's last
 	// good run (Succeeded, not Regressed), and none before there is one.
 	Template BenchmarkRunTemplate `json:"template"`
+}
+
+// ScheduleTriggers start a run between scheduled times: continuous benchmarking of a new
+// image or a changed template. Suspend stops them too; ConcurrencyPolicy Forbid holds a
+// triggered run back until the run in progress has finished.
+type ScheduleTriggers struct {
+	// ImageDigests: resolve the image of each of the template's targets (a preset's image
+	// from the operator's configuration) to its digest in its registry every
+	// PollInterval, and start a run when one differs from the digests the last run was
+	// started with (status.imageDigests). The first digests a schedule sees are recorded
+	// without a run.
+	// +optional
+	ImageDigests bool `json:"imageDigests,omitempty"`
+
+	// TemplateChanges: start a run when spec.template differs from the template of the
+	// last run the schedule started (a GitOps commit that changes a target's image, say).
+	// +optional
+	TemplateChanges bool `json:"templateChanges,omitempty"`
+
+	// PollInterval between digest checks (default 15m, at least 1m).
+	// +optional
+	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
 }
 
 // BenchmarkRunTemplate is the labels, annotations and spec of a scheduled run.
@@ -58,7 +84,22 @@ type BenchmarkRunTemplate struct {
 const (
 	LabelSchedule         = "gauntlet.dev/schedule"
 	AnnotationScheduledAt = "gauntlet.dev/scheduled-at"
+	// AnnotationTrigger says what started a scheduled run: Schedule (its cron time),
+	// ImageDigest or TemplateChange (spec.triggers).
+	AnnotationTrigger = "gauntlet.dev/trigger"
 )
+
+// Triggers of a scheduled run (AnnotationTrigger).
+const (
+	TriggerSchedule       = "Schedule"
+	TriggerImageDigest    = "ImageDigest"
+	TriggerTemplateChange = "TemplateChange"
+)
+
+// ConditionRegressing is a schedule's condition: True when one of its rows' figures has a
+// change point in the slower direction within the newest runs of its history
+// (status.changePoints).
+const ConditionRegressing = "Regressing"
 
 // Concurrency policies.
 const (
@@ -96,6 +137,86 @@ type BenchmarkScheduleStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=110
 	Runs []ScheduledRun `json:"runs,omitempty"`
+
+	// HistoryRuns is how many runs the history ConfigMap (<schedule>-history) holds the
+	// figures of: the series change points are found in.
+	// +optional
+	HistoryRuns int32 `json:"historyRuns,omitempty"`
+
+	// ChangePoints are the change points found over the history, newest first (at most
+	// 20): where a row's figure moved to a new level, by E-Divisive means with a
+	// permutation test (gauntlet history does the same over a folder of runs).
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	ChangePoints []ScheduleChangePoint `json:"changePoints,omitempty"`
+
+	// LastTemplateHash is a hash of spec.template when the last run was started
+	// (triggers.templateChanges compares it).
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	LastTemplateHash string `json:"lastTemplateHash,omitempty"`
+
+	// ImageDigests are the digests of the template's images when the last run was
+	// started (triggers.imageDigests), one per image.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=16
+	ImageDigests []ImageDigest `json:"imageDigests,omitempty"`
+
+	// LastDigestCheckTime is when the digests were last resolved.
+	// +optional
+	LastDigestCheckTime *metav1.Time `json:"lastDigestCheckTime,omitempty"`
+}
+
+// ImageDigest is an image reference and the digest it resolved to.
+type ImageDigest struct {
+	// +kubebuilder:validation:MaxLength=512
+	Image string `json:"image"`
+	// +kubebuilder:validation:MaxLength=128
+	Digest string `json:"digest"`
+}
+
+// ScheduleChangePoint is where one row's figure moved to a new level over the schedule's
+// runs. No floats: the change is in parts per million, the levels in the figure's unit.
+type ScheduleChangePoint struct {
+	// +kubebuilder:validation:MaxLength=63
+	Target string `json:"target"`
+	// +kubebuilder:validation:MaxLength=63
+	Scenario string `json:"scenario"`
+	// LoadPoint is the row's rate or connections (0 for a capacity search's answer).
+	// +optional
+	LoadPoint int32 `json:"loadPoint,omitempty"`
+	// Figure is p50, p99, cpuPerRequest (µs of CPU per request) or capacity (req/s).
+	// +kubebuilder:validation:Enum=p50;p99;cpuPerRequest;capacity
+	Figure string `json:"figure"`
+	// Run is the first run at the new level.
+	// +kubebuilder:validation:MaxLength=253
+	Run string `json:"run"`
+	// RunTime is that run's scheduled time.
+	// +optional
+	RunTime *metav1.Time `json:"runTime,omitempty"`
+	// Direction is Slower (latency or CPU up, capacity down) or Faster.
+	// +kubebuilder:validation:Enum=Slower;Faster
+	Direction string `json:"direction"`
+	// Before and After are the mean levels either side, rounded, in the figure's unit (µs
+	// for p50, p99 and cpuPerRequest; requests per second for capacity).
+	Before int64 `json:"before"`
+	After  int64 `json:"after"`
+	// ChangePPM is after/before - 1 in parts per million (+200000 is 20% higher).
+	ChangePPM int64 `json:"changePPM"`
+	// MagnitudePPM is Otava's relative magnitude (the larger of the forward and backward
+	// changes), in parts per million.
+	MagnitudePPM int64 `json:"magnitudePPM"`
+	// PValue is the permutation test's p-value, as a decimal string ("0.002").
+	// +kubebuilder:validation:MaxLength=16
+	PValue string `json:"pValue"`
+	// Recent: the change starts within the newest runs of the history (5), so it may be
+	// new; a Slower recent one sets Regressing.
+	// +optional
+	Recent bool `json:"recent,omitempty"`
+	// DetectedAt is when the operator first found it.
+	DetectedAt metav1.Time `json:"detectedAt"`
 }
 
 // ScheduledRun is one run of a schedule and its verdict.
@@ -127,6 +248,7 @@ type ScheduledRun struct {
 // +kubebuilder:printcolumn:name="Last",type=date,JSONPath=`.status.lastScheduleTime`
 // +kubebuilder:printcolumn:name="Baseline",type=string,JSONPath=`.status.lastGoodRun`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Regressing",type=string,JSONPath=`.status.conditions[?(@.type=="Regressing")].status`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type BenchmarkSchedule struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -6,7 +6,10 @@
 --   Progressing: the operator has not seen this spec yet
 --   Degraded:    the schedule cannot run (Stalled True, such as a cron it cannot read)
 --   Suspended:   spec.suspend is true
---   Healthy:     the schedule runs (Ready True); the message names the last good run
+--   Healthy:     the schedule runs (Ready True); the message names the last good run, and
+--                the slower change points while Regressing is True (a regression is a
+--                finding of the benchmark, not a fault of the resource: it stays Healthy,
+--                as a Regressed BenchmarkRun does)
 local hs = {}
 
 local function condition(conditionType)
@@ -50,6 +53,10 @@ if ready ~= nil and ready.status == "True" then
     hs.message = (ready.message or "") .. "; baseline " .. good
   else
     hs.message = (ready.message or "") .. "; no good run yet"
+  end
+  local regressing = condition("Regressing")
+  if regressing ~= nil and regressing.status == "True" then
+    hs.message = hs.message .. "; Regressing: " .. (regressing.message or "")
   end
   return hs
 end

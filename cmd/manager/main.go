@@ -185,7 +185,11 @@ func main() {
 		log.Error(err, "unable to set up the BenchmarkRun controller")
 		os.Exit(1)
 	}
-	if err := (&schedule.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gauntlet")}).SetupWithManager(mgr); err != nil {
+	// Each schedule's change points and newest figures, beside the runs' metrics.
+	scheduleMetrics := opmetrics.NewScheduleStore()
+	crmetrics.Registry.MustRegister(scheduleMetrics)
+	if err := (&schedule.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gauntlet"),
+		APIReader: mgr.GetAPIReader(), Images: cfg.Images, Metrics: scheduleMetrics}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkSchedule controller")
 		os.Exit(1)
 	}

@@ -20,6 +20,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/history"
+	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // Reasons of a schedule's events and conditions.
@@ -30,6 +33,7 @@ const (
 	ReasonInvalidSchedule = "InvalidSchedule"
 	ReasonSuspended       = "Suspended"
 	ReasonScheduled       = "Scheduled"
+	ReasonChangePoint     = "ChangePoint"
 )
 
 // BenchmarkScheduleReconciler creates a schedule's runs at its cron times.
@@ -38,6 +42,16 @@ type BenchmarkScheduleReconciler struct {
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
 
+	// APIReader reads the history ConfigMaps uncached (a cache would watch every ConfigMap);
+	// SetupWithManager sets the manager's when nil, and the Client is used without one.
+	APIReader client.Reader
+	// Images maps a preset to its image (the operator's specs.Config.Images), for
+	// triggers.imageDigests; Resolver resolves them (RegistryResolver when nil).
+	Images   map[string]string
+	Resolver DigestResolver
+	// Metrics is what the manager exports about each schedule (nil: nothing).
+	Metrics *opmetrics.ScheduleStore
+
 	skipNameValidation bool
 }
 
@@ -45,14 +59,20 @@ type BenchmarkScheduleReconciler struct {
 // +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkschedules/status,verbs=update;patch
 // +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkschedules/finalizers,verbs=update
 // +kubebuilder:rbac:groups=gauntlet.dev,resources=benchmarkruns,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get;create;update
 
-// Reconcile lists the schedule's runs, records them with their verdicts, deletes those past
-// the history limits, starts the run of the latest scheduled time that has passed (once;
-// earlier missed times are not caught up) unless suspended or, under Forbid, while one is in
-// progress, and asks to be woken at the next time.
+// Reconcile lists the schedule's runs, records them with their verdicts, copies the figures
+// of those that succeeded into the history ConfigMap and finds its change points, deletes
+// the runs past the history limits, starts the run of the latest scheduled time that has
+// passed (once; earlier missed times are not caught up) or one spec.triggers asks for (a
+// new image digest, a changed template) unless suspended or, under Forbid, while one is in
+// progress, and asks to be woken at the next time or digest check.
 func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	s := &benchv1.BenchmarkSchedule{}
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.Metrics.Forget(req.NamespacedName)
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	now := r.Clock.Now()
@@ -72,6 +92,29 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	}
 	items := sortScheduled(runs.Items)
 	st.LastGoodRun = lastGoodRun(items)
+
+	// The runs' figures go into the history before the limits may delete the runs; the
+	// change points are found again only when the history changed (the analysis costs
+	// permutations × runs² per series).
+	hist, changed, err := r.record(ctx, s, items)
+	if err != nil {
+		return ctrl.Result{}, fmt.Errorf("history ConfigMap: %w", err)
+	}
+	if changed || int(st.HistoryRuns) != len(hist) {
+		cps, err := changePoints(hist, st.ChangePoints, now)
+		if err != nil {
+			return ctrl.Result{}, fmt.Errorf("change points: %w", err)
+		}
+		for _, c := range cps {
+			if !slices.ContainsFunc(st.ChangePoints, func(o benchv1.ScheduleChangePoint) bool { return sameChange(o, c) }) {
+				r.Recorder.Eventf(s, nil, "Normal", ReasonChangePoint, "Analyze", "change point: %s %s %s %s from %s (p %s)",
+					RowName(c), c.Figure, c.Direction, units.FormatSignedPPM(c.ChangePPM), c.Run, c.PValue)
+			}
+		}
+		st.ChangePoints, st.HistoryRuns = cps, int32(len(hist))
+	}
+	setRegressing(s)
+
 	for _, run := range pruneRuns(items, st.LastGoodRun, historyLimit(s.Spec.SuccessfulRunsHistoryLimit, 5), historyLimit(s.Spec.FailedRunsHistoryLimit, 2)) {
 		if err := r.Delete(ctx, run); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, err
@@ -90,21 +133,70 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	for i, t := 0, sched.Next(last); i < 1_000_000 && !t.IsZero() && !t.After(now); i, t = i+1, sched.Next(t) {
 		due = t
 	}
+	active := activeScheduledRun(items)
+	forbidden := active != "" && s.Spec.ConcurrencyPolicy != benchv1.ConcurrencyAllow
+	triggers := s.Spec.Triggers
+	if triggers == nil {
+		triggers = &benchv1.ScheduleTriggers{}
+	}
+
+	// Digests are resolved when the poll interval has passed, or for a run about to start
+	// (to record what it runs); not while a run in progress would hold a new one back.
+	var digests []benchv1.ImageDigest
+	checkDue := st.LastDigestCheckTime == nil || !now.Before(st.LastDigestCheckTime.Add(pollInterval(s)))
+	if triggers.ImageDigests && !s.Spec.Suspend && !forbidden && (checkDue || !due.IsZero()) {
+		st.LastDigestCheckTime = &metav1.Time{Time: now}
+		if digests, err = r.resolveDigests(ctx, s); err != nil {
+			r.Recorder.Eventf(s, nil, "Warning", ReasonDigestFailed, "Resolve", "triggers.imageDigests: %v", err)
+			digests = nil
+		} else if len(st.ImageDigests) == 0 {
+			st.ImageDigests = digests // the first digests seen: recorded, no run
+		}
+	}
+	if st.LastTemplateHash == "" {
+		st.LastTemplateHash = templateHash(s.Spec.Template) // the first template seen: recorded, no run
+	}
+	trigger, why := "", ""
+	switch {
+	case s.Spec.Suspend:
+	case !due.IsZero():
+		trigger = benchv1.TriggerSchedule
+	case digests != nil && changedDigest(st.ImageDigests, digests) != "":
+		trigger, why = benchv1.TriggerImageDigest, changedDigest(st.ImageDigests, digests)
+	case triggers.TemplateChanges && st.LastTemplateHash != templateHash(s.Spec.Template):
+		trigger, why = benchv1.TriggerTemplateChange, "spec.template changed since the last run"
+	}
+
 	reason, msg := ReasonScheduled, "next run at "+sched.Next(now).UTC().Format(time.RFC3339)
 	switch {
 	case s.Spec.Suspend:
 		reason, msg = ReasonSuspended, "spec.suspend is true: no new runs"
-	case !due.IsZero():
-		if active := activeScheduledRun(items); active != "" && s.Spec.ConcurrencyPolicy != benchv1.ConcurrencyAllow {
-			r.Recorder.Eventf(s, nil, "Normal", ReasonRunSkipped, "Schedule", "skipped %s: %s is still in progress (concurrencyPolicy Forbid)",
-				due.UTC().Format(time.RFC3339), active)
-		} else {
-			run, err := r.create(ctx, s, due, st.LastGoodRun)
-			if err != nil {
-				return ctrl.Result{}, err
-			}
-			items = append(items, run)
+	case trigger == "":
+	case forbidden:
+		at := "a run triggered by " + why
+		if trigger == benchv1.TriggerSchedule {
+			at = due.UTC().Format(time.RFC3339)
 		}
+		r.Recorder.Eventf(s, nil, "Normal", ReasonRunSkipped, "Schedule", "skipped %s: %s is still in progress (concurrencyPolicy Forbid)", at, active)
+	default:
+		at := due
+		if trigger != benchv1.TriggerSchedule {
+			at = now
+		}
+		run, err := r.create(ctx, s, at, st.LastGoodRun, trigger)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if why != "" {
+			r.Recorder.Eventf(s, run, "Normal", ReasonTriggered, "Trigger", "started %s: %s", run.Name, why)
+		}
+		items = append(items, run)
+		st.LastTemplateHash = templateHash(s.Spec.Template)
+		if digests != nil {
+			st.ImageDigests = digests
+		}
+	}
+	if !due.IsZero() && !s.Spec.Suspend {
 		st.LastScheduleTime = &metav1.Time{Time: due}
 	}
 	st.Runs = runStatuses(items)
@@ -114,16 +206,30 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	if err := r.Status().Update(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}
+	r.Metrics.Observe(s, latestRows(hist))
 	if s.Spec.Suspend || next.IsZero() {
 		return ctrl.Result{}, nil
 	}
-	return ctrl.Result{RequeueAfter: next.Sub(now)}, nil
+	wait := next.Sub(now)
+	if triggers.ImageDigests && st.LastDigestCheckTime != nil {
+		wait = min(wait, max(st.LastDigestCheckTime.Add(pollInterval(s)).Sub(now), time.Second))
+	}
+	return ctrl.Result{RequeueAfter: wait}, nil
+}
+
+// latestRows are the newest history run's figures: the schedule's figure gauges.
+func latestRows(h []historyRun) []history.Row {
+	if len(h) == 0 {
+		return nil
+	}
+	return h[len(h)-1].Rows
 }
 
 // create makes the run of scheduled time at, baselined on the last good run. Its name is
 // the schedule's and the time's, so a retried create after a lost status write finds it.
-func (r *BenchmarkScheduleReconciler) create(ctx context.Context, s *benchv1.BenchmarkSchedule, at time.Time, baseline string) (*benchv1.BenchmarkRun, error) {
+func (r *BenchmarkScheduleReconciler) create(ctx context.Context, s *benchv1.BenchmarkSchedule, at time.Time, baseline, trigger string) (*benchv1.BenchmarkRun, error) {
 	run := newScheduledRun(s, at, baseline)
+	run.Annotations[benchv1.AnnotationTrigger] = trigger
 	if err := controllerutil.SetControllerReference(s, run, r.Scheme()); err != nil {
 		return nil, err
 	}
@@ -265,6 +371,13 @@ func historyLimit(p *int32, def int) int {
 	return int(*p)
 }
 
+func (r *BenchmarkScheduleReconciler) reader() client.Reader {
+	if r.APIReader != nil {
+		return r.APIReader
+	}
+	return r.Client
+}
+
 // setScheduleConditions sets Ready, and Stalled for kstatus (True when the spec cannot be
 // acted on), with Reconciling False: a schedule is never mid-change.
 func setScheduleConditions(s *benchv1.BenchmarkSchedule, ok bool, reason, msg string) {
@@ -282,6 +395,9 @@ func setScheduleConditions(s *benchv1.BenchmarkSchedule, ok bool, reason, msg st
 func (r *BenchmarkScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.Clock == nil {
 		r.Clock = clock.RealClock{}
+	}
+	if r.APIReader == nil {
+		r.APIReader = mgr.GetAPIReader()
 	}
 	return ctrl.NewControllerManagedBy(mgr).For(&benchv1.BenchmarkSchedule{}).Owns(&benchv1.BenchmarkRun{}).
 		WithOptions(controller.Options{SkipNameValidation: &r.skipNameValidation}).

@@ -31,6 +31,16 @@ func scheduleCases() []scheduleCase {
 			s.Status.LastGoodRun = "nightly-29443680"
 			setScheduleConditions(s, true, ReasonScheduled, "next run at 2026-01-02T03:00:00Z")
 		}},
+		{"regressing", "Healthy", func(s *benchv1.BenchmarkSchedule) {
+			s.Status.LastGoodRun = "nightly-29443680"
+			at := metav1.NewTime(time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC))
+			s.Status.HistoryRuns = 12
+			s.Status.ChangePoints = []benchv1.ScheduleChangePoint{{Target: "go", Scenario: "ping", LoadPoint: 200, Figure: "p50",
+				Run: "nightly-29443680", RunTime: &at, Direction: "Slower", Before: 500, After: 600, ChangePPM: 200_000,
+				MagnitudePPM: 200_000, PValue: "0.0020", Recent: true, DetectedAt: at}}
+			setScheduleConditions(s, true, ReasonScheduled, "next run at 2026-01-02T03:00:00Z")
+			setRegressing(s)
+		}},
 		{"scheduled-no-good-run", "Healthy", func(s *benchv1.BenchmarkSchedule) {
 			setScheduleConditions(s, true, ReasonScheduled, "next run at 2026-01-02T03:00:00Z")
 		}},

@@ -69,7 +69,8 @@ type Change struct {
 	Recent bool `json:"recent"`
 }
 
-// Analyze finds the change points of every row's figures over runs (oldest first).
+// Analyze finds the change points of every row's figures over runs (oldest first). A run
+// is read from Run when set, else from Rows (runs held in memory as their figures only).
 func Analyze(runs []Run, o Options) (*Report, error) {
 	if o.Last <= 0 {
 		o.Last = DefaultLast
@@ -90,7 +91,7 @@ func Analyze(runs []Run, o Options) (*Report, error) {
 	series := map[Key]map[string][]point{}
 	var keys []Key
 	for i, r := range runs {
-		for k, figs := range figures(r.Run) {
+		for k, figs := range r.rows() {
 			if series[k] == nil {
 				series[k] = map[string][]point{}
 				keys = append(keys, k)
@@ -100,10 +101,7 @@ func Analyze(runs []Run, o Options) (*Report, error) {
 			}
 		}
 	}
-	slices.SortFunc(keys, func(a, b Key) int {
-		return strings.Compare(fmt.Sprintf("%s\x00%s\x00%09d", a.Target, a.Scenario, a.LoadPoint),
-			fmt.Sprintf("%s\x00%s\x00%09d", b.Target, b.Scenario, b.LoadPoint))
-	})
+	slices.SortFunc(keys, compareKeys)
 	rep := &Report{Runs: runs, Last: o.Last}
 	for _, k := range keys {
 		for _, f := range Figures {

@@ -1,7 +1,9 @@
 package history
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
@@ -29,6 +31,38 @@ type Key struct {
 	Target    string `json:"target"`
 	Scenario  string `json:"scenario"`
 	LoadPoint int32  `json:"loadPoint,omitempty"`
+}
+
+// Row is one row's figures of record in one run, by figure name, in the figure's unit (µs for
+// the latencies and CPU per request, req/s for capacity): the form a BenchmarkSchedule's
+// history keeps a run in once the run itself is deleted.
+type Row struct {
+	Key
+	Values map[string]float64 `json:"values"`
+}
+
+// RunRows is figures(br) as rows in row order (target, scenario, load point).
+func RunRows(br *benchv1.BenchmarkRun) []Row {
+	var out []Row
+	for k, v := range figures(br) {
+		out = append(out, Row{Key: k, Values: v})
+	}
+	slices.SortFunc(out, func(a, b Row) int { return compareKeys(a.Key, b.Key) })
+	return out
+}
+
+// Unit is a figure's unit; HigherIsWorse says whether a rise is a regression.
+func Unit(figure string) string        { return unit[figure] }
+func HigherIsWorse(figure string) bool { return higherIsWorse[figure] }
+
+func compareKeys(a, b Key) int {
+	if c := strings.Compare(a.Target, b.Target); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Scenario, b.Scenario); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.LoadPoint, b.LoadPoint)
 }
 
 // figures are one run's values of record, by row and figure. A row's latencies are its

@@ -239,3 +239,41 @@ func TestLoadFormats(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Runs held only as their figures (RunRows, as a schedule's history keeps them) analyse the
+// same as the runs themselves.
+func TestAnalyzeRowsOnly(t *testing.T) {
+	var full, rows []Run
+	for i := range 12 {
+		p50 := int64(500)
+		if i >= 8 {
+			p50 = 600
+		}
+		br := finishedRun(fmt.Sprintf("r%02d", i), i, p50, 100, 900)
+		full = append(full, Run{Name: br.Name, Time: br.Status.StartedAt.Time, Run: br})
+		rows = append(rows, Run{Name: br.Name, Time: br.Status.StartedAt.Time, Rows: RunRows(br)})
+	}
+	if got := RunRows(full[0].Run); len(got) != 2 || got[0].Key != (Key{Target: "go", Scenario: "ping", LoadPoint: 200}) ||
+		got[1].Key != (Key{Target: "go", Scenario: "search"}) || got[1].Values[FigureCapacity] != 900 {
+		t.Fatalf("%+v", got)
+	}
+	a, err := Analyze(full, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Analyze(rows, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Series) != len(b.Series) || a.Regressions != b.Regressions || a.Regressions == 0 {
+		t.Fatalf("%+v\n%+v", a, b)
+	}
+	for i := range a.Series {
+		if !slices.EqualFunc(a.Series[i].ChangePoints, b.Series[i].ChangePoints, func(x, y Change) bool { return x == y }) {
+			t.Fatalf("%+v\n%+v", a.Series[i], b.Series[i])
+		}
+	}
+	if p50 := series(b, FigureP50); len(p50.ChangePoints) != 1 || p50.ChangePoints[0].Run != 8 {
+		t.Fatalf("%+v", p50)
+	}
+}

@@ -29,6 +29,21 @@ type Run struct {
 	// creation time.
 	Time time.Time             `json:"time"`
 	Run  *benchv1.BenchmarkRun `json:"-"`
+	// Rows are the run's figures when Run is nil: a run kept only as its figures (a
+	// BenchmarkSchedule's history, after the run itself was deleted).
+	Rows []Row `json:"-"`
+}
+
+// rows is the run's figures of record, by row.
+func (r Run) rows() map[Key]map[string]float64 {
+	if r.Run != nil {
+		return figures(r.Run)
+	}
+	out := make(map[Key]map[string]float64, len(r.Rows))
+	for _, row := range r.Rows {
+		out[row.Key] = row.Values
+	}
+	return out
 }
 
 // statusFile is the file `run --local` writes in each results folder (report.StatusFile).
@@ -171,7 +186,7 @@ func dedupe(runs []Run) []Run {
 func Named(runs []Run, name string) []Run {
 	var out []Run
 	for _, r := range runs {
-		if r.Name == name || r.Run.Labels[benchv1.LabelSchedule] == name {
+		if r.Name == name || (r.Run != nil && r.Run.Labels[benchv1.LabelSchedule] == name) {
 			out = append(out, r)
 		}
 	}

@@ -222,7 +222,8 @@ func TestAggregatedRolesRendered(t *testing.T) {
 
 // TestPrometheusRuleAlerts: the PrometheusRule is off by default and needs prometheus-operator;
 // its alerts, run by promtool's rule unit tests over series named as internal/opmetrics names
-// them, fire for a Failed run, a Slower row and a Missed SLO, and not for a healthy run.
+// them, fire for a Failed run, a Slower row, a Missed SLO and a schedule's recent Slower
+// change point (not a Faster one, not an old one), and not for a healthy run.
 func TestPrometheusRuleAlerts(t *testing.T) {
 	if find(render(t, "--api-versions", "monitoring.coreos.com/v1"), "PrometheusRule", "gauntlet") != nil {
 		t.Error("PrometheusRule rendered by default")
@@ -255,6 +256,10 @@ func TestPrometheusRuleAlerts(t *testing.T) {
 	row := func(metric, run, verdict string) string {
 		return metric + `{namespace="bench",run="` + run + `",target="go",preset="go-nethttp",scenario="ping",load_point="1000",verdict="` + verdict + `"}`
 	}
+	change := func(schedule, direction string) string {
+		return opmetrics.MetricChangePointRecent + `{namespace="bench",schedule="` + schedule + `",target="go",scenario="ping",load_point="1000",figure="p50",direction="` +
+			direction + `",run="` + schedule + `-29443680"}`
+	}
 	tests := `rule_files: [rules.yaml]
 evaluation_interval: 1m
 tests:
@@ -269,6 +274,9 @@ tests:
   - {series: '` + row(opmetrics.MetricSLO, "bad", "Missed") + `', values: '1x5'}
   - {series: '` + row(opmetrics.MetricSLO, "good", "Missed") + `', values: '0x5'}
   - {series: '` + row(opmetrics.MetricSLO, "good", "Met") + `', values: '1x5'}
+  - {series: '` + change("nightly", "Slower") + `', values: '1x5'}
+  - {series: '` + change("nightly", "Faster") + `', values: '1x5'}
+  - {series: '` + change("weekly", "Slower") + `', values: '0x5'}
   alert_rule_test:
   - eval_time: 2m
     alertname: GauntletBenchmarkRunFailed
@@ -291,6 +299,13 @@ tests:
       exp_annotations:
         summary: BenchmarkRun bench/bad missed its SLO.
         description: "Target go, scenario ping at load point 1000 missed spec.slo (the SLOMet condition)."
+  - eval_time: 2m
+    alertname: GauntletScheduleChangePointSlower
+    exp_alerts:
+    - exp_labels: {severity: warning, team: perf, namespace: bench, schedule: nightly, target: go, scenario: ping, load_point: "1000", figure: p50, run: nightly-29443680}
+      exp_annotations:
+        summary: BenchmarkSchedule bench/nightly got slower from run nightly-29443680.
+        description: "The p50 of target go, scenario ping at load point 1000 moved to a slower level from run nightly-29443680, within the newest runs of the schedule's history (a change point; the Regressing condition, status.changePoints)."
 `
 	if err := os.WriteFile(filepath.Join(dir, "tests.yaml"), []byte(tests), 0o644); err != nil {
 		t.Fatal(err)

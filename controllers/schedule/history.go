@@ -1,0 +1,211 @@
+package schedule
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/history"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
+)
+
+// The history store. A schedule's change points are found over its runs' figures, but its
+// history limits delete old runs, and its status must stay small (every status write, every
+// `kubectl get -o yaml`, and etcd's object limit carry it). So the figures of each run that
+// succeeded are copied, before the run can be pruned, into a ConfigMap the schedule owns,
+// <schedule>-history, key history.json: the newest HistoryMaxRuns runs, each at most
+// HistoryMaxRows rows (target × scenario × load point, in that order) of at most four
+// figures. That is about 60 × 32 × 4 numbers, some 300 KB of JSON at most, under a
+// ConfigMap's 1 MiB; deleting the schedule deletes it (owner reference).
+const (
+	HistoryMaxRuns  = 60
+	HistoryMaxRows  = 32
+	MaxChangePoints = 20
+	historyKey      = "history.json"
+)
+
+// Reasons of the Regressing condition.
+const (
+	ReasonSlowerChangePoint = "SlowerChangePoint"
+	ReasonNoSlowerChange    = "NoRecentSlowdown"
+)
+
+// historyDoc is history.json.
+type historyDoc struct {
+	Runs []historyRun `json:"runs"`
+}
+
+// historyRun is one run's figures of record (history.Row: values in µs, or req/s for
+// capacity) at its scheduled time.
+type historyRun struct {
+	Name string        `json:"name"`
+	Time time.Time     `json:"time"`
+	Rows []history.Row `json:"rows"`
+}
+
+// HistoryConfigMap names a schedule's history ConfigMap.
+func HistoryConfigMap(schedule string) string { return schedule + "-history" }
+
+// record adds every run that succeeded and is not in the history yet, keeps the newest
+// HistoryMaxRuns, and writes the ConfigMap when that changed. It returns the history, oldest
+// first, and whether it changed.
+func (r *BenchmarkScheduleReconciler) record(ctx context.Context, s *benchv1.BenchmarkSchedule, runs []*benchv1.BenchmarkRun) ([]historyRun, bool, error) {
+	cm := &corev1.ConfigMap{}
+	key := metav1.ObjectMeta{Namespace: s.Namespace, Name: HistoryConfigMap(s.Name)}
+	exists := true
+	if err := r.reader().Get(ctx, client.ObjectKey{Namespace: key.Namespace, Name: key.Name}, cm); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return nil, false, err
+		}
+		exists = false
+		cm = &corev1.ConfigMap{ObjectMeta: key}
+	}
+	var doc historyDoc
+	if raw := cm.Data[historyKey]; raw != "" {
+		if err := json.Unmarshal([]byte(raw), &doc); err != nil {
+			// A ConfigMap someone broke starts over rather than stopping the schedule.
+			doc = historyDoc{}
+		}
+	}
+	runs2, changed := appendRuns(doc.Runs, runs)
+	if !changed && exists {
+		return runs2, false, nil
+	}
+	data, err := json.Marshal(historyDoc{Runs: runs2})
+	if err != nil {
+		return nil, false, err
+	}
+	cm.Data = map[string]string{historyKey: string(data)}
+	if cm.Labels == nil {
+		cm.Labels = map[string]string{}
+	}
+	cm.Labels[benchv1.LabelSchedule] = s.Name
+	if err := controllerutil.SetControllerReference(s, cm, r.Scheme()); err != nil {
+		return nil, false, err
+	}
+	if exists {
+		err = r.Update(ctx, cm)
+	} else {
+		err = r.Create(ctx, cm)
+	}
+	return runs2, changed, err
+}
+
+// appendRuns adds the succeeded runs not yet in h, in scheduled-time order, keeping the
+// newest HistoryMaxRuns; a run with no row of record is left out.
+func appendRuns(h []historyRun, runs []*benchv1.BenchmarkRun) ([]historyRun, bool) {
+	out := slices.Clone(h)
+	changed := false
+	for _, run := range runs {
+		if run.Status.Phase != benchv1.PhaseSucceeded || slices.ContainsFunc(out, func(x historyRun) bool { return x.Name == run.Name }) {
+			continue
+		}
+		rows := history.RunRows(run)
+		if len(rows) == 0 {
+			continue
+		}
+		if len(rows) > HistoryMaxRows {
+			rows = rows[:HistoryMaxRows]
+		}
+		out = append(out, historyRun{Name: run.Name, Time: scheduledAt(run).UTC(), Rows: rows})
+		changed = true
+	}
+	if !changed {
+		return out, false
+	}
+	slices.SortStableFunc(out, func(a, b historyRun) int { return a.Time.Compare(b.Time) })
+	if len(out) > HistoryMaxRuns {
+		out = out[len(out)-HistoryMaxRuns:]
+	}
+	return out, true
+}
+
+// changePoints analyses the history with internal/history and returns its change points
+// newest first (by run, then row order), at most MaxChangePoints; one already in old keeps
+// its DetectedAt.
+func changePoints(h []historyRun, old []benchv1.ScheduleChangePoint, now time.Time) ([]benchv1.ScheduleChangePoint, error) {
+	runs := make([]history.Run, len(h))
+	for i, x := range h {
+		runs[i] = history.Run{Name: x.Name, Time: x.Time, Rows: x.Rows}
+	}
+	rep, err := history.Analyze(runs, history.Options{})
+	if err != nil {
+		return nil, err
+	}
+	type found struct {
+		run int
+		cp  benchv1.ScheduleChangePoint
+	}
+	var all []found
+	for _, s := range rep.Series {
+		for _, c := range s.ChangePoints {
+			at := metav1.NewTime(h[c.Run].Time)
+			cp := benchv1.ScheduleChangePoint{Target: s.Target, Scenario: s.Scenario, LoadPoint: s.LoadPoint, Figure: s.Figure,
+				Run: c.RunName, RunTime: &at, Direction: c.Direction,
+				Before: int64(math.Round(c.Before)), After: int64(math.Round(c.After)),
+				ChangePPM: int64(math.Round(c.ChangePercent * 1e4)), MagnitudePPM: int64(math.Round(c.Magnitude * 1e6)),
+				PValue: strconv.FormatFloat(c.PValue, 'f', 4, 64), Recent: c.Recent, DetectedAt: metav1.NewTime(now)}
+			for _, o := range old {
+				if sameChange(o, cp) {
+					cp.DetectedAt = o.DetectedAt
+				}
+			}
+			all = append(all, found{c.Run, cp})
+		}
+	}
+	// Series come in row then figure order; newest run first, that order kept within a run.
+	slices.SortStableFunc(all, func(a, b found) int { return b.run - a.run })
+	out := make([]benchv1.ScheduleChangePoint, 0, min(len(all), MaxChangePoints))
+	for i := 0; i < len(all) && i < MaxChangePoints; i++ {
+		out = append(out, all[i].cp)
+	}
+	return out, nil
+}
+
+func sameChange(a, b benchv1.ScheduleChangePoint) bool {
+	return a.Target == b.Target && a.Scenario == b.Scenario && a.LoadPoint == b.LoadPoint && a.Figure == b.Figure && a.Run == b.Run && a.Direction == b.Direction
+}
+
+// RowName is a change point's row as gauntlet history prints it: target/scenario@load.
+func RowName(c benchv1.ScheduleChangePoint) string {
+	row := c.Target + "/" + c.Scenario
+	if c.LoadPoint != 0 {
+		row += "@" + strconv.Itoa(int(c.LoadPoint))
+	}
+	return row
+}
+
+// setRegressing sets Regressing: True while a Slower change point starts within the newest
+// runs of the history (history.DefaultLast), naming them; False otherwise.
+func setRegressing(s *benchv1.BenchmarkSchedule) {
+	var slower []string
+	for _, c := range s.Status.ChangePoints {
+		if c.Recent && c.Direction == history.Slower {
+			slower = append(slower, fmt.Sprintf("%s %s %s from %s (p %s)", RowName(c), c.Figure, units.FormatSignedPPM(c.ChangePPM), c.Run, c.PValue))
+		}
+	}
+	cond := metav1.Condition{Type: benchv1.ConditionRegressing, Status: metav1.ConditionFalse, Reason: ReasonNoSlowerChange,
+		Message:            fmt.Sprintf("no slower change point within the newest %d of %d runs in the history", history.DefaultLast, s.Status.HistoryRuns),
+		ObservedGeneration: s.Generation}
+	if len(slower) > 0 {
+		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonSlowerChangePoint
+		cond.Message = "slower: " + strings.Join(slower, "; ")
+		if len(cond.Message) > 1024 {
+			cond.Message = cond.Message[:1021] + "..."
+		}
+	}
+	meta.SetStatusCondition(&s.Status.Conditions, cond)
+}
