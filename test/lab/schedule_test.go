@@ -1,0 +1,152 @@
+//go:build lab && labfull
+
+package lab
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/yaml"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+var scheduleGVR = schema.GroupVersionResource{Group: "gauntlet.dev", Version: "v1alpha1", Resource: "benchmarkschedules"}
+
+// Runs of the schedule demo at each level: before the slowdown, and from it on. Nine runs
+// in all: with 5 at one level and 4 at the other, the most extreme split is 1 of C(9,4) =
+// 126 arrangements, significant at the change-point test's 0.01.
+const (
+	scheduleRunsBefore = 5
+	scheduleRunsAfter  = 4
+)
+
+// testScheduleChangePoint: a BenchmarkSchedule runs a small benchmark every 30 s (Forbid:
+// the next tick after each run). After scheduleRunsBefore runs, the template's target is
+// slowed by 3 ms a request (go-nethttp's EXTRA_WAIT_MICROS), as a GitOps commit would change
+// it: the change itself starts a run (trigger TemplateChange). The schedule must report the
+// p50 change point at that run, Slower, and none before it or at another run, with
+// Regressing True; its history ConfigMap keeps runs the history limits deleted.
+func (l *lab) testScheduleChangePoint(t *testing.T) {
+	name := "schedule-demo"
+	ns := l.restrictedNamespace(t, name)
+	c := ctx(t, 40*time.Minute)
+	doc := fmt.Sprintf(`
+apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkSchedule
+metadata: {name: %s}
+spec:
+  schedule: "@every 30s"
+  concurrencyPolicy: Forbid
+  successfulRunsHistoryLimit: 2
+  triggers: {templateChanges: true}
+  template:
+    spec:
+      targets:
+      - {name: go, preset: go-nethttp, resources: {cpu: 50m, memory: 64Mi}, env: [{name: EXTRA_WAIT_MICROS, value: "0"}]}
+      loadGenerator: {resources: {cpu: 100m, memory: 256Mi}}
+      scenarios: [{name: ping, workload: ping}]
+      load: {model: Open, rates: [50], warmup: 2s, duration: 12s, repetitions: 1, maxVUs: 20}
+`, name)
+	var u unstructured.Unstructured
+	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.dyn.Resource(scheduleGVR).Namespace(ns).Create(c, &u, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create BenchmarkSchedule: %v", err)
+	}
+	start := time.Now()
+	var slowRun string
+	seen := map[string]bool{} // every run name and change point seen, to tell "never before"
+	var early []string
+	poll := func(until func(*benchv1.BenchmarkSchedule) bool, timeout time.Duration) *benchv1.BenchmarkSchedule {
+		t.Helper()
+		var s *benchv1.BenchmarkSchedule
+		err := wait.PollUntilContextTimeout(c, 5*time.Second, timeout, true, func(c context.Context) (bool, error) {
+			got, err := l.dyn.Resource(scheduleGVR).Namespace(ns).Get(c, name, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			s = &benchv1.BenchmarkSchedule{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(got.Object, s); err != nil {
+				return false, err
+			}
+			for _, r := range s.Status.Runs {
+				seen[r.Name] = true
+			}
+			for _, cp := range s.Status.ChangePoints {
+				if cp.Figure == "p50" && cp.Run != slowRun && !slices.Contains(early, cp.Run) {
+					early = append(early, cp.Run) // a change point anywhere but at the slowed run
+				}
+			}
+			return until(s), nil
+		})
+		if err != nil {
+			t.Fatalf("schedule %s after %s: %v; status %+v", name, time.Since(start).Round(time.Second), err, s)
+		}
+		return s
+	}
+	succeeded := func(s *benchv1.BenchmarkSchedule) int32 { return s.Status.HistoryRuns }
+	s := poll(func(s *benchv1.BenchmarkSchedule) bool { return succeeded(s) >= scheduleRunsBefore }, 20*time.Minute)
+	t.Logf("%d runs at the first level after %s; change points %+v", succeeded(s), time.Since(start).Round(time.Second), s.Status.ChangePoints)
+
+	// The slowdown, as a GitOps tool applies a commit: the template's target changes.
+	patch := `{"spec":{"template":{"spec":{"targets":[{"name":"go","preset":"go-nethttp","resources":{"cpu":"50m","memory":"64Mi"},` +
+		`"env":[{"name":"EXTRA_WAIT_MICROS","value":"3000"}]}]}}}}`
+	if _, err := l.dyn.Resource(scheduleGVR).Namespace(ns).Patch(c, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	changed := time.Now()
+	// The change starts a run of its own, annotated with its trigger.
+	err := wait.PollUntilContextTimeout(c, 2*time.Second, 3*time.Minute, true, func(c context.Context) (bool, error) {
+		runs, err := l.dyn.Resource(runGVR).Namespace(ns).List(c, metav1.ListOptions{LabelSelector: benchv1.LabelSchedule + "=" + name})
+		if err != nil {
+			return false, nil
+		}
+		for _, r := range runs.Items {
+			if r.GetAnnotations()[benchv1.AnnotationTrigger] == benchv1.TriggerTemplateChange {
+				slowRun = r.GetName()
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no run triggered by the template change within 3 minutes: %v", err)
+	}
+	t.Logf("the template change started run %s after %s", slowRun, time.Since(changed).Round(time.Second))
+	before := succeeded(s)
+	s = poll(func(s *benchv1.BenchmarkSchedule) bool {
+		return succeeded(s) >= before+scheduleRunsAfter && meta.IsStatusConditionTrue(s.Status.Conditions, benchv1.ConditionRegressing)
+	}, 20*time.Minute)
+	t.Logf("%d runs in the history after %s; change points %+v", succeeded(s), time.Since(start).Round(time.Second), s.Status.ChangePoints)
+	var found *benchv1.ScheduleChangePoint
+	for i, cp := range s.Status.ChangePoints {
+		if cp.Figure == "p50" && cp.Target == "go" && cp.Run == slowRun {
+			found = &s.Status.ChangePoints[i]
+		}
+	}
+	if found == nil || found.Direction != "Slower" || found.ChangePPM < 1_000_000 {
+		t.Errorf("p50 change point at %s: %+v, want Slower by more than 100%% (3 ms added)", slowRun, found)
+	}
+	if len(early) > 0 {
+		t.Errorf("p50 change points at runs other than the slowed one (%s): %v", slowRun, early)
+	}
+	cond := meta.FindStatusCondition(s.Status.Conditions, benchv1.ConditionRegressing)
+	t.Logf("Regressing: %+v; runs seen %d, history %d, kept %d", cond, len(seen), s.Status.HistoryRuns, len(s.Status.Runs))
+	if int(s.Status.HistoryRuns) <= len(s.Status.Runs) {
+		t.Errorf("the history holds %d runs and %d runs remain: the history limits kept them all, so the store proves nothing", s.Status.HistoryRuns, len(s.Status.Runs))
+	}
+	// Suspended, it starts nothing more, so the namespace's deletion does not race a run.
+	_, _ = l.dyn.Resource(scheduleGVR).Namespace(ns).Patch(context.Background(), name, types.MergePatchType, []byte(`{"spec":{"suspend":true}}`), metav1.PatchOptions{})
+}
