@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -28,6 +29,9 @@ type event struct {
 // maxLines bounds one test's lines in the digest: a failed test that logged its whole
 // progress shows the end of it, where the failure is.
 const maxLines = 40
+
+// assertion matches the line a t.Error or t.Log call starts with: "    name_test.go:123: ".
+var assertion = regexp.MustCompile(`^\s+\S+_test\.go:\d+: `)
 
 func main() {
 	brief := flag.Bool("brief", false, "print only the packages' own lines and the digest, as go test without -v")
@@ -97,8 +101,16 @@ func digest(in io.Reader, out io.Writer, brief bool) (bool, error) {
 			lines := logs[f]
 			fmt.Fprintf(out, "--- %s\n", f)
 			if len(lines) > maxLines {
-				fmt.Fprintf(out, "    (%d earlier lines)\n", len(lines)-maxLines)
-				lines = lines[len(lines)-maxLines:]
+				// The assertions first (t.Error's "file_test.go:N:" lines, wherever they
+				// are), then the end of the rest, where the failure happened.
+				var asserts []string
+				for _, l := range lines[:len(lines)-maxLines] {
+					if assertion.MatchString(l) && len(asserts) < maxLines {
+						asserts = append(asserts, l)
+					}
+				}
+				fmt.Fprintf(out, "    (%d earlier lines, %d of them assertions, shown first)\n", len(lines)-maxLines, len(asserts))
+				lines = append(asserts, lines[len(lines)-maxLines:]...)
 			}
 			for _, l := range lines {
 				fmt.Fprintln(out, l)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,21 @@ func TestBriefPrintsOnlyPackagesAndTheDigest(t *testing.T) {
 	}
 	if got := out.String(); strings.Contains(got, "fine") || !strings.Contains(got, "FAIL\tp\t0.1s") || strings.Count(got, "want 4") != 1 {
 		t.Errorf("brief output:\n%s", got)
+	}
+}
+
+func TestDigestKeepsAnEarlyAssertion(t *testing.T) {
+	events := []string{`{"Action":"start","Package":"p"}`,
+		`{"Action":"output","Package":"p","Test":"TestA","Output":"    a_test.go:7: rows differ\n"}`}
+	for i := range maxLines + 5 {
+		events = append(events, fmt.Sprintf(`{"Action":"output","Package":"p","Test":"TestA","Output":"        progress %d\n"}`, i))
+	}
+	events = append(events, `{"Action":"fail","Package":"p","Test":"TestA"}`, `{"Action":"fail","Package":"p"}`)
+	var out strings.Builder
+	if failed, _ := digest(strings.NewReader(strings.Join(events, "\n")), &out, true); !failed {
+		t.Fatal("want a failure")
+	}
+	if !strings.Contains(out.String(), "1 of them assertions, shown first)\n    a_test.go:7: rows differ\n") {
+		t.Errorf("the early assertion is not in the digest:\n%s", out.String())
 	}
 }
