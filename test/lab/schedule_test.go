@@ -23,9 +23,9 @@ import (
 
 var scheduleGVR = schema.GroupVersionResource{Group: "gauntlet.dev", Version: "v1alpha1", Resource: "benchmarkschedules"}
 
-// Runs of the schedule demo at each level: before the slowdown, and from it on. Nine runs
-// in all: with 5 at one level and 4 at the other, the most extreme split is 1 of C(9,4) =
-// 126 arrangements, significant at the change-point test's 0.01.
+// Runs of the schedule demo at each level: before the slowdown, and from it on (at least).
+// With 5 at one level and 4 at the other, the most extreme split is 1 of C(9,4) = 126
+// arrangements, significant at the change-point test's 0.01; with 3 after, 1 of 56 is not.
 const (
 	scheduleRunsBefore = 5
 	scheduleRunsAfter  = 4
@@ -125,17 +125,14 @@ spec:
 		t.Fatalf("no run triggered by the template change within 3 minutes: %v", err)
 	}
 	t.Logf("the template change started run %s after %s", slowRun, time.Since(changed).Round(time.Second))
-	before := succeeded(s)
+	// Until the change point is found (the permutation test needs about 4 runs at the new
+	// level: see scheduleRunsAfter) and Regressing says so; a run of the old template that
+	// was under way when the template changed finishes first, at the old level.
 	s = poll(func(s *benchv1.BenchmarkSchedule) bool {
-		return succeeded(s) >= before+scheduleRunsAfter && meta.IsStatusConditionTrue(s.Status.Conditions, benchv1.ConditionRegressing)
-	}, 20*time.Minute)
+		return atRun(s, slowRun) != nil && meta.IsStatusConditionTrue(s.Status.Conditions, benchv1.ConditionRegressing)
+	}, time.Duration(scheduleRunsAfter+3)*3*time.Minute)
 	t.Logf("%d runs in the history after %s; change points %+v", succeeded(s), time.Since(start).Round(time.Second), s.Status.ChangePoints)
-	var found *benchv1.ScheduleChangePoint
-	for i, cp := range s.Status.ChangePoints {
-		if cp.Figure == "p50" && cp.Target == "go" && cp.Run == slowRun {
-			found = &s.Status.ChangePoints[i]
-		}
-	}
+	found := atRun(s, slowRun)
 	if found == nil || found.Direction != "Slower" || found.ChangePPM < 1_000_000 {
 		t.Errorf("p50 change point at %s: %+v, want Slower by more than 100%% (3 ms added)", slowRun, found)
 	}
@@ -149,4 +146,14 @@ spec:
 	}
 	// Suspended, it starts nothing more, so the namespace's deletion does not race a run.
 	_, _ = l.dyn.Resource(scheduleGVR).Namespace(ns).Patch(context.Background(), name, types.MergePatchType, []byte(`{"spec":{"suspend":true}}`), metav1.PatchOptions{})
+}
+
+// atRun is the schedule's p50 change point of the go target at run, or nil.
+func atRun(s *benchv1.BenchmarkSchedule, run string) *benchv1.ScheduleChangePoint {
+	for i, cp := range s.Status.ChangePoints {
+		if cp.Figure == "p50" && cp.Target == "go" && cp.Run == run {
+			return &s.Status.ChangePoints[i]
+		}
+	}
+	return nil
 }
