@@ -87,8 +87,12 @@ func TestOpenModelMeasuresOnlyTheMeasuredWindow(t *testing.T) {
 	if rec.phases["measure"] != int(res.Requests) || rec.phases["warmup"] != warmupReqs {
 		t.Errorf("Gauntlet-Phase headers %v, k6 counted %d measured of %d", rec.phases, res.Requests, total)
 	}
+	// By the server's clock too, to within scheduling: the split is read from when requests
+	// arrived, and a k6 stalled for a few ms on a busy machine (the envtest tier runs beside
+	// the lab's) moves a few of them across it (889 of 900 seen once). The header count
+	// above is the exact one.
 	_, after := rec.splitAt(warmup)
-	if math.Abs(float64(after)-float64(res.Requests)) > 0.01*float64(res.Requests) {
+	if math.Abs(float64(after)-float64(res.Requests)) > 0.03*float64(res.Requests) {
 		t.Errorf("server saw %d requests after the first second, k6 counted %d", after, res.Requests)
 	}
 
