@@ -16,19 +16,32 @@ import (
 type Report struct {
 	Dashboards, Panels, Queries int
 	Problems                    []string
+	// Skipped are the dashboards not checked because vars picks nothing for one of their
+	// query variables (a run's vars for the schedule dashboard, a schedule's for the run
+	// dashboards).
+	Skipped []string
+	// QuietAnnotations are annotation queries that ran and marked nothing: no events of
+	// that kind in the range (a schedule with no Faster change point), not a problem.
+	QuietAnnotations []string
 }
 
 // Check runs every dashboard's variables and panel queries against a Prometheus, as Grafana
 // would with vars chosen in its pickers: each label_values variable must offer vars[name],
 // and each panel query, substituted, must return data (instant queries at end, range queries
-// over [start, end] at step). Only an unreachable Prometheus is an error.
+// over [start, end] at step). A dashboard with a query variable vars has no key for is
+// skipped (Report.Skipped). Only an unreachable Prometheus is an error.
 func Check(ctx context.Context, api promv1.API, vars map[string]string, start, end time.Time, step time.Duration) (Report, error) {
 	all, err := Load()
 	if err != nil {
 		return Report{}, err
 	}
-	r := Report{Dashboards: len(all)}
+	var r Report
 	for _, d := range all {
+		if !picksAll(d, vars) {
+			r.Skipped = append(r.Skipped, d.UID)
+			continue
+		}
+		r.Dashboards++
 		for _, v := range d.Templating.List {
 			if v.Type != "query" {
 				continue
@@ -55,6 +68,8 @@ func Check(ctx context.Context, api promv1.API, vars map[string]string, start, e
 			switch {
 			case err != nil:
 				r.Problems = append(r.Problems, fmt.Sprintf("%s: %v\n%s", where, err, expr))
+			case n == 0 && q.PanelType == "annotation":
+				r.QuietAnnotations = append(r.QuietAnnotations, where)
 			case n == 0:
 				r.Problems = append(r.Problems, fmt.Sprintf("%s returned no data:\n%s", where, expr))
 			}
@@ -84,4 +99,14 @@ func points(ctx context.Context, api promv1.API, expr string, instant bool, star
 		n += len(s.Values) + len(s.Histograms)
 	}
 	return n, nil
+}
+
+// picksAll: vars has a value for every query variable of d.
+func picksAll(d Dashboard, vars map[string]string) bool {
+	for _, v := range d.Templating.List {
+		if _, ok := vars[v.Name]; v.Type == "query" && !ok {
+			return false
+		}
+	}
+	return true
 }

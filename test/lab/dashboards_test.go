@@ -53,13 +53,25 @@ func (l *lab) checkDashboards(t *testing.T, run *benchv1.BenchmarkRun) {
 	time.Sleep(11 * time.Second) // range queries step every 5 s: let the scrape cover two steps
 	vars := map[string]string{"namespace": run.Namespace, "run": run.Name, "target": run.Spec.Targets[0].Name,
 		"scenario": run.Spec.Scenarios[0].Name, "__rate_interval": "30s", "__interval": "5s"}
-	rep, err := dashboards.Check(c, papi, vars, run.Status.StartedAt.Add(-time.Minute), time.Now(), 5*time.Second)
+	_ = l.dashboardsHaveData(t, vars, run.Status.StartedAt.Add(-time.Minute))
+}
+
+// dashboardsHaveData checks every dashboard whose variables vars picks (a run's: the
+// results dashboards; a schedule's: its history) against the lab's Prometheus from start
+// on: each variable offers the pick and each panel and annotation query returns data.
+func (l *lab) dashboardsHaveData(t *testing.T, vars map[string]string, start time.Time) dashboards.Report {
+	t.Helper()
+	rep, err := dashboards.Check(ctx(t, 5*time.Minute), l.prometheus(t), vars, start, time.Now(), 5*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range rep.Problems {
 		t.Error(p)
 	}
-	t.Logf("dashboards against the lab's Prometheus: %d dashboards, %d panels, %d queries, %d without data",
-		rep.Dashboards, rep.Panels, rep.Queries, len(rep.Problems))
+	if rep.Dashboards == 0 {
+		t.Errorf("no dashboard picks %v (skipped %v)", vars, rep.Skipped)
+	}
+	t.Logf("dashboards against the lab's Prometheus: %d dashboards, %d panels, %d queries, %d without data; annotations with no mark: %v; not this one's: %v",
+		rep.Dashboards, rep.Panels, rep.Queries, len(rep.Problems), rep.QuietAnnotations, rep.Skipped)
+	return rep
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,6 +144,16 @@ spec:
 	t.Logf("Regressing: %+v; runs seen %d, history %d, kept %d", cond, len(seen), s.Status.HistoryRuns, len(s.Status.Runs))
 	if int(s.Status.HistoryRuns) <= len(s.Status.Runs) {
 		t.Errorf("the history holds %d runs and %d runs remain: the history limits kept them all, so the store proves nothing", s.Status.HistoryRuns, len(s.Status.Runs))
+	}
+	// The schedule history dashboard (figures over the runs, change points as annotations)
+	// has data for this schedule's row, from the manager's metrics as the lab scrapes them.
+	time.Sleep(11 * time.Second) // range queries step every 5 s: let the scrape cover two steps
+	rep := l.dashboardsHaveData(t, map[string]string{"namespace": ns, "schedule": name, "target": "go", "scenario": "ping",
+		"__rate_interval": "30s", "__interval": "5s"}, start)
+	for _, q := range rep.QuietAnnotations {
+		if strings.Contains(q, "Slower") {
+			t.Errorf("%s marked nothing: the Slower change point is not on the dashboard", q)
+		}
 	}
 	// Suspended, it starts nothing more, so the namespace's deletion does not race a run.
 	_, _ = l.dyn.Resource(scheduleGVR).Namespace(ns).Patch(context.Background(), name, types.MergePatchType, []byte(`{"spec":{"suspend":true}}`), metav1.PatchOptions{})
