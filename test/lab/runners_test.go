@@ -106,8 +106,9 @@ type runnerSummary struct {
 }
 
 var (
-	summaryDuration = regexp.MustCompile(`(?m)^\s+\{ phase:measure \}\.*: avg=\S+ min=\S+ med=\S+ max=\S+ p\(50\)=(\S+) p\(90\)=\S+\s+p\(95\)=\S+\s+p\(99\)=(\S+)`)
-	summaryRequests = regexp.MustCompile(`(?m)^\s+http_reqs\.*: \d+.*\n\s+\{ phase:measure \}\.*: (\d+) `)
+	// k6 pads its columns with spaces: any run of them separates the fields.
+	summaryDuration = regexp.MustCompile(`(?m)^\s+\{ phase:measure \}\.*: avg=\S+\s+min=\S+\s+med=\S+\s+max=\S+\s+p\(50\)=(\S+)\s+p\(90\)=\S+\s+p\(95\)=\S+\s+p\(99\)=(\S+)`)
+	summaryRequests = regexp.MustCompile(`(?m)^\s+http_reqs\.*: \d+.*\n\s+\{ phase:measure \}\.*: (\d+)\s`)
 )
 
 // parseSummary reads a runner's measured count, p50 and p99 from its log.
