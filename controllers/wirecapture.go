@@ -201,7 +201,7 @@ func (r *BenchmarkRunReconciler) recordWire(ctx context.Context, run *benchv1.Be
 		msg = fmt.Sprintf("trial %s: no wire capture (%s): k6's figures are the record", t.Name, why)
 	case !results.WireComplete(*m):
 		status, reason = metav1.ConditionFalse, ReasonWireIncomplete
-		msg = fmt.Sprintf("trial %s: wire capture incomplete (%d of k6's %d measured requests, %d unanswered, %d packets dropped; the counts must match exactly): k6's figures are the record",
+		msg = fmt.Sprintf("trial %s: wire capture incomplete (%d of k6's %d measured requests, %d unanswered, %d packets dropped; every request k6 counted must be answered on the wire, nothing dropped): k6's figures are the record",
 			t.Name, w.Requests, m.Requests, w.Unanswered, w.DroppedPackets)
 	}
 	if c := findCondition(run.Status.Conditions, ConditionWireCapture); status == metav1.ConditionFalse || c == nil || c.Status == metav1.ConditionTrue {

@@ -41,9 +41,18 @@ func Record(r benchv1.ResultRow) [6]int64 {
 // WireComplete says whether a trial's wire capture saw every measured request k6 counted
 // answered, with no packet dropped: only then are its figures the measured window's. A
 // request with no response on the wire (k6 gave up on it: a timeout) has no wire latency,
-// so a distribution without it would leave out the slowest requests.
+// so a distribution without it would leave out the slowest requests. The one exception:
+// when k6 counted no error, every request it counted was answered, so requests the wire
+// saw unanswered are ones k6 never counted (in flight when the measured scenario ended,
+// abandoned as k6 stopped); the answered ones must then be exactly k6's.
 func WireComplete(m benchv1.Measurement) bool {
-	return m.Wire != nil && m.Wire.DroppedPackets == 0 && m.Wire.Unanswered == 0 && m.Wire.Requests == m.Requests
+	if m.Wire == nil || m.Wire.DroppedPackets != 0 {
+		return false
+	}
+	if m.Wire.Unanswered == 0 {
+		return m.Wire.Requests == m.Requests
+	}
+	return m.Errors == 0 && m.Wire.Requests-m.Wire.Unanswered == m.Requests
 }
 
 // SeriesBeyondWire says why a trial's k6 series cannot be the runners' own ("" when they
