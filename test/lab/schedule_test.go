@@ -148,8 +148,10 @@ spec:
 	// The schedule history dashboard (figures over the runs, change points as annotations)
 	// has data for this schedule's row, from the manager's metrics as the lab scrapes them.
 	time.Sleep(11 * time.Second) // range queries step every 5 s: let the scrape cover two steps
+	// A fixed-rate schedule has no capacity; CPU per request only where cAdvisor's CPU was
+	// read for the newest run's row.
 	rep := l.dashboardsHaveData(t, map[string]string{"namespace": ns, "schedule": name, "target": "go", "scenario": "ping",
-		"__rate_interval": "30s", "__interval": "5s"}, start)
+		"__rate_interval": "30s", "__interval": "5s"}, start, "Capacity over scheduled runs", "CPU per request over scheduled runs")
 	for _, q := range rep.QuietAnnotations {
 		if strings.Contains(q, "Slower") {
 			t.Errorf("%s marked nothing: the Slower change point is not on the dashboard", q)
