@@ -3,9 +3,9 @@ package local
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/localdb"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
@@ -13,29 +13,42 @@ import (
 // the cluster's (DatabaseChanged): a database that dies mid-run would otherwise have every
 // later db-* trial record its errors against the targets.
 
+// namedDaemon is a running database process and the name the messages give it.
+type namedDaemon struct {
+	name string
+	d    *supervise.Daemon
+}
+
+// daemons are the run's database processes that were started.
+func (s *services) daemons() []namedDaemon {
+	var out []namedDaemon
+	if s.pg != nil && s.pg.Proc != nil {
+		out = append(out, namedDaemon{"PostgreSQL", &s.pg.Daemon})
+	}
+	if s.bouncer != nil && s.bouncer.Proc != nil {
+		out = append(out, namedDaemon{"PgBouncer", &s.bouncer.Daemon})
+	}
+	return out
+}
+
 // exited returns a channel closed when PostgreSQL or PgBouncer exits before stop is; nil
 // (never ready) when neither runs.
 func (s *services) exited(stop <-chan struct{}) <-chan struct{} {
-	var pg, bouncer <-chan struct{}
-	if s.pg != nil && s.pg.Proc != nil {
-		pg = s.pg.Proc.Done()
-	}
-	if s.bouncer != nil && s.bouncer.Proc != nil {
-		bouncer = s.bouncer.Proc.Done()
-	}
-	if pg == nil && bouncer == nil {
+	ds := s.daemons()
+	if len(ds) == 0 {
 		return nil
 	}
 	out := make(chan struct{})
-	go func() {
-		select {
-		case <-pg:
-		case <-bouncer:
-		case <-stop:
-			return
-		}
-		close(out)
-	}()
+	var once sync.Once
+	for _, d := range ds {
+		go func() {
+			select {
+			case <-d.d.Proc.Done():
+				once.Do(func() { close(out) })
+			case <-stop:
+			}
+		}()
+	}
 	return out
 }
 
@@ -45,13 +58,7 @@ func (s *services) checkLost(run *benchv1.BenchmarkRun) string {
 	if s.lost != "" {
 		return s.lost
 	}
-	for _, d := range []struct {
-		name string
-		d    *supervise.Daemon
-	}{{"PostgreSQL", pgDaemon(s.pg)}, {"PgBouncer", bouncerDaemon(s.bouncer)}} {
-		if d.d == nil || d.d.Proc == nil {
-			continue
-		}
+	for _, d := range s.daemons() {
 		select {
 		case <-d.d.Proc.Done():
 			s.lost = fmt.Sprintf("%s exited during the run (%v); its last output:\n%s", d.name, d.d.Proc.ExitErr(), supervise.Indent(d.d.Proc.Tail()))
@@ -61,20 +68,6 @@ func (s *services) checkLost(run *benchv1.BenchmarkRun) string {
 		}
 	}
 	return ""
-}
-
-func pgDaemon(p *localdb.Postgres) *supervise.Daemon {
-	if p == nil {
-		return nil
-	}
-	return &p.Daemon
-}
-
-func bouncerDaemon(b *localdb.PgBouncer) *supervise.Daemon {
-	if b == nil {
-		return nil
-	}
-	return &b.Daemon
 }
 
 // firstLine is s up to its first newline: the cause, without the output that follows.
