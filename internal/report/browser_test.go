@@ -1,43 +1,22 @@
 package report
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/report/reporttest"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
-// chromium opens a page in headless Chromium (Debian's, hack/chromium.sh) with args added,
-// and returns its stdout. The browser's own background traffic is turned off where it can
-// be; what remains is told apart from the page's in pageRequests.
+// chromium opens a page in headless Chromium (reporttest.Chromium) and returns its stdout.
 func chromium(t *testing.T, page string, args ...string) string {
 	t.Helper()
-	bin, err := exec.Command(filepath.Join(testenv.Root(), "hack", "chromium.sh")).Output()
-	if err != nil {
-		t.Fatalf("hack/chromium.sh: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
-		"--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, strings.TrimSpace(string(bin)), append(append(base, args...), "file://"+page)...)
-	var out, errs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errs
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium: %v\n%s", err, errs.String())
-	}
-	return out.String()
+	return reporttest.Chromium(t, page, args...)
 }
 
 // pageRequests are the network requests a page made, from Chromium's net log: those the
@@ -117,23 +96,7 @@ func TestReportInChromium(t *testing.T) {
 
 	shot := filepath.Join(t.TempDir(), "report.png")
 	chromium(t, page, "--window-size=1200,4200", "--screenshot="+shot)
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	colours := map[uint32]bool{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			colours[r>>8<<16|g>>8<<8|bl>>8] = true
-		}
-	}
+	colours, b := reporttest.Colours(t, shot, 3)
 	// The palette's blue (#4e79a7) and orange (#f28e2b) are drawn: the charts rendered.
 	for _, c := range []uint32{0x4e79a7, 0xf28e2b} {
 		if !colours[c] {

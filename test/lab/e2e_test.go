@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"image/png"
 	"maps"
 	"os"
 	"os/exec"
@@ -26,6 +25,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/report/reporttest"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
@@ -235,40 +235,13 @@ func (l *lab) checkCLI(t *testing.T, ns string, run *benchv1.BenchmarkRun) {
 	l.screenshot(t, report, filepath.Join(l.root, ".cache/lab/applied", run.Name+".report.png"))
 }
 
-// screenshot opens the report in headless Chromium (hack/chromium.sh) and keeps what it
-// drew as shot: a real browser renders the cluster run's report, with more than a handful
-// of colours (charts, not a blank or error page). docs/cluster.md shows one.
+// screenshot opens the report in headless Chromium and keeps what it drew as shot: a real
+// browser renders the cluster run's report, with more than a handful of colours (charts,
+// not a blank or error page). docs/cluster.md shows one.
 func (l *lab) screenshot(t *testing.T, page, shot string) {
 	t.Helper()
-	bin := strings.TrimSpace(l.command(t, "hack/chromium.sh"))
-	c := ctx(t, 2*time.Minute)
-	cmd := exec.CommandContext(c, bin, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
-		"--window-size=1200,2400", "--screenshot="+shot, "file://"+page)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("chromium: %v\n%s", err, tail(string(out), 20))
-		return
-	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Error(err)
-		return
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Errorf("screenshot %s: %v", shot, err)
-		return
-	}
-	colours := map[uint32]bool{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y += 4 {
-		for x := b.Min.X; x < b.Max.X; x += 4 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			colours[r>>8<<16|g>>8<<8|bl>>8] = true
-		}
-	}
-	if len(colours) < 20 {
+	reporttest.Chromium(t, page, "--window-size=1200,2400", "--screenshot="+shot)
+	if colours, _ := reporttest.Colours(t, shot, 4); len(colours) < 20 {
 		t.Errorf("screenshot %s has %d colours: the report did not render", shot, len(colours))
 	}
 }
