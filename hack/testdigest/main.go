@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -78,7 +79,7 @@ func digest(in io.Reader, out io.Writer, brief bool) (bool, error) {
 				continue
 			}
 			delete(open, e.Package)
-			if !hasPrefix(failures, e.Package+" ") {
+			if !slices.ContainsFunc(failures, func(k string) bool { return strings.HasPrefix(k, e.Package+" ") }) {
 				failures = append(failures, key) // a panic, a timeout, a build: the package's own lines
 			}
 		case "pass", "skip":
@@ -126,15 +127,6 @@ func isFrame(line string) bool {
 	t := strings.TrimLeft(line, " ")
 	for _, p := range []string{"=== RUN", "=== PAUSE", "=== CONT", "=== NAME", "--- PASS", "--- FAIL", "--- SKIP"} {
 		if strings.HasPrefix(t, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasPrefix(keys []string, prefix string) bool {
-	for _, k := range keys {
-		if strings.HasPrefix(k, prefix) {
 			return true
 		}
 	}

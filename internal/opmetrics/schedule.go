@@ -1,10 +1,12 @@
 package opmetrics
 
 import (
+	"maps"
 	"strconv"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -74,14 +76,9 @@ func (s *ScheduleStore) Observe(sched *benchv1.BenchmarkSchedule, latest []histo
 	snap := scheduleSnapshot{historyRuns: sched.Status.HistoryRuns, rows: make([]history.Row, len(latest))}
 	snap.changePoints = append(snap.changePoints, sched.Status.ChangePoints...)
 	for i, r := range latest {
-		snap.rows[i] = history.Row{Key: r.Key, Values: map[string]float64{}}
-		for k, v := range r.Values {
-			snap.rows[i].Values[k] = v
-		}
+		snap.rows[i] = history.Row{Key: r.Key, Values: maps.Clone(r.Values)}
 	}
-	for _, c := range sched.Status.Conditions {
-		snap.regressing = snap.regressing || (c.Type == benchv1.ConditionRegressing && c.Status == "True")
-	}
+	snap.regressing = meta.IsStatusConditionTrue(sched.Status.Conditions, benchv1.ConditionRegressing)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.schedules[types.NamespacedName{Namespace: sched.Namespace, Name: sched.Name}] = snap
