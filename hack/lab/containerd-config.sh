@@ -6,7 +6,12 @@
 # "can't get final child's PID from pipe"), Debian's CNI path, a sandbox image built here.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-mkdir -p "${LAB_RUN}/cni" "${LAB_CONTAINERD_STATE}"
+mkdir -p "${LAB_RUN}/cni" "${LAB_CONTAINERD_STATE}" "${LAB_RUN}/certs.d/${LAB_REGISTRY}"
+cat > "${LAB_RUN}/certs.d/${LAB_REGISTRY}/hosts.toml" <<TOML
+server = "http://${LAB_REGISTRY}"
+[host."http://${LAB_REGISTRY}"]
+  capabilities = ["pull", "resolve"]
+TOML
 cat > "${LAB_RUN}/containerd.toml" <<TOML
 version = 2
 root = "${LAB_CONTAINERD_ROOT}"
@@ -37,6 +42,9 @@ disabled_plugins = [
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         # runc's state beside containerd's, not in the system's /run/containerd/runc.
         Root = "${LAB_RUN}/runc"
+  # The lab's registry speaks plain HTTP (certs.d/<host>/hosts.toml below).
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "${LAB_RUN}/certs.d"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "${LAB_RUN}/cni"

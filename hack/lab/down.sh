@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make lab-down: stops the lab and removes everything it made on this machine (processes,
 # mounts, network namespace with its interfaces and iptables rules, cgroups, runtime state),
-# keeping only the caches (bin/lab, .cache/lab/containerd's images, .cache/lab/pki).
+# keeping only the caches (bin/lab, .cache/lab/containerd's images, the registry's blobs,
+# .cache/lab/pki).
 # Idempotent; touches only what carries the lab's marks: its pid files, its namespace,
 # its directories, its cgroup root.
 set -euo pipefail
@@ -37,7 +38,7 @@ if lab_pid containerd >/dev/null; then
     lab_ctr -n k8s.io containers delete "${id}" >/dev/null 2>&1 || true
   done
 fi
-for d in kube-proxy kube-scheduler kube-controller-manager kube-apiserver etcd containerd; do stop "${d}"; done
+for d in kube-proxy kube-scheduler kube-controller-manager kube-apiserver etcd containerd registry; do stop "${d}"; done
 
 # Whatever still runs in the lab's cgroups or as a shim of the lab's containerd is the lab's.
 for _ in 1 2 3 4 5; do

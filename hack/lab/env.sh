@@ -21,6 +21,9 @@ LAB_DNS_IP=10.239.16.10
 LAB_API_PORT=6443
 LAB_CGROUP="/${LAB_NAME}"             # kubelet cgroupRoot: kubepods live under it
 LAB_VOLUMES=6                         # local PersistentVolumes (addons.sh)
+# The lab's OCI registry (hack/lab/registry): on the node's address, so containerd and the pods
+# reach it inside the namespace and the host (pushing images and the chart) over the /30.
+LAB_REGISTRY="${LAB_NODE_IP}:5000"
 
 LAB_BIN="${LAB_ROOT}/bin/lab"
 LAB_K8S_BIN="${LAB_BIN}/k8s/${KUBE_VERSION}"
@@ -33,6 +36,7 @@ LAB_CONTAINERD_ROOT="${LAB_STATE}/containerd"   # image store: kept between runs
 LAB_CONTAINERD_STATE="${LAB_RUN}/containerd"
 LAB_CONTAINERD_SOCK="${LAB_RUN}/containerd/containerd.sock"
 LAB_KUBELET_ROOT="${LAB_STATE}/kubelet"
+LAB_REGISTRY_BLOBS="${LAB_STATE}/registry"   # kept between runs; manifests are pushed anew
 LAB_ETCD_DATA="${LAB_RUN}/etcd"
 LAB_KUBECONFIG="${LAB_STATE}/admin.kubeconfig"  # for the host: https://LAB_NODE_IP:6443
 

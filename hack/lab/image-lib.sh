@@ -2,9 +2,10 @@
 # Building OCI images without Docker (sourced by hack/lab/images.sh): a root filesystem is
 # assembled in a directory from this machine's files (binaries built here, Debian packages
 # installed by hack/ scripts, with the shared libraries each binary links), then made an
-# OCI image with umoci and imported into the lab's containerd under the name the cluster
-# asks for. An image is rebuilt only when its root filesystem or configuration changed
-# (the sha256 of both is the image's gauntlet.dev/input label).
+# OCI image with umoci, then pushed to the lab's registry (the product's images) or imported
+# into the lab's containerd (the lab's own) under the name the cluster asks for. An image is
+# rebuilt only when its root filesystem or configuration changed (the sha256 of both: the
+# imported image's gauntlet.dev/input label, or a file beside a pushed image's layout).
 IMAGES_WORK="${LAB_STATE}/images"
 
 # rootfs_new DIR: an empty root with the users the images run as and a /tmp.
@@ -71,24 +72,36 @@ rootfs_busybox() {
   done
 }
 
+# lab_registry_ref REF: where the lab's registry holds one of the product's images.
+lab_registry_ref() { echo "${LAB_REGISTRY}/${1#ghcr.io/}"; }
+
 # image_commit REF DIR USER WORKDIR ENTRYPOINT CMD [ENV...]: ENTRYPOINT and CMD are
-# space-separated word lists ("" for none). Imports REF into the lab's containerd.
+# space-separated word lists ("" for none). The product's own images (ghcr.io/gauntlet-bench/,
+# what the chart deploys) are pushed to the lab's registry, which containerd pulls them from;
+# the lab's own (operators, k6, pause, busybox) are imported into containerd as REF.
 image_commit() {
   local ref="$1" d="$2" user="$3" wd="$4" ep="$5" cmd="$6"
   shift 6
-  local name="${ref##*/}" input have layout w args=()
+  local name="${ref##*/}" input have layout w args=() pushed=""
   name="${name//:/_}"
+  [[ "${ref}" == ghcr.io/gauntlet-bench/* ]] && pushed="$(lab_registry_ref "${ref}")"
   # Copied parents (such as /root of a pyenv interpreter) must not lock the user out.
   find "${d}" -type d -exec chmod a+rx {} +
   input="$( { (cd "${d}" && tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - .) | sha256sum;
               echo "import-by-base-name|${user}|${wd}|${ep}|${cmd}|$*"; } | sha256sum | cut -d' ' -f1)"
-  have="$(lab_ctr -n k8s.io images ls "name==${ref}" 2>/dev/null | awk 'NR > 1 {print $NF}' | tr ',' '\n' \
-          | sed -n 's/^gauntlet.dev\/input=//p')"
-  if [[ "${have}" == "${input}" ]]; then
+  layout="${IMAGES_WORK}/${name}.oci"
+  if [[ -n "${pushed}" ]]; then
+    have="$(cat "${layout}.input" 2>/dev/null || true)"
+  else
+    have="$(lab_ctr -n k8s.io images ls "name==${ref}" 2>/dev/null | awk 'NR > 1 {print $NF}' | tr ',' '\n' \
+            | sed -n 's/^gauntlet.dev\/input=//p')"
+  fi
+  if [[ "${have}" == "${input}" ]] && [[ -z "${pushed}" || -d "${layout}" ]]; then
+    # The registry keeps manifests in memory: each start pushes them again (blobs it has stay).
+    [[ -z "${pushed}" ]] || "${LAB_BIN}/registry" push "${layout}" "${ref##*:}" "${pushed}"
     return 0
   fi
-  layout="${IMAGES_WORK}/${name}.oci"
-  rm -rf "${layout}" "${layout}.tar"
+  rm -rf "${layout}" "${layout}.tar" "${layout}.input"
   # The layout's tag is the reference's tag, and --base-name its repository: ctr then names
   # the import REF and nothing else. (With --index-name it also adds import-<date>:<tag>,
   # which the CRI plugin keeps resolving the image to after that name is deleted.)
@@ -101,6 +114,14 @@ image_commit() {
   args+=(--config.env "PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin")
   for w in "$@"; do args+=(--config.env "${w}"); done
   umoci config --image "${layout}:${ref##*:}" "${args[@]}"
+  if [[ -n "${pushed}" ]]; then
+    # A stale copy under the same name would keep IfNotPresent from pulling the new one.
+    lab_ctr -n k8s.io images rm "${pushed}" "${ref}" >/dev/null 2>&1 || true
+    "${LAB_BIN}/registry" push "${layout}" "${ref##*:}" "${pushed}"
+    echo "${input}" > "${layout}.input"
+    lab_log "image ${pushed} built and pushed"
+    return 0
+  fi
   tar -C "${layout}" -cf "${layout}.tar" .
   lab_ctr -n k8s.io images rm "${ref}" >/dev/null 2>&1 || true
   lab_ctr -n k8s.io images import --base-name "${ref%:*}" "${layout}.tar" >/dev/null

@@ -185,6 +185,9 @@ img_gauntlet() {
   done
   ref="$(awk '$1 == "image:" {print $2; exit}' config/manager/manager.yaml)"
   image_commit "${ref}" "${d}" 65532:65532 / /manager ""
+  # Each lab start pulls the manager through the chart's reference: a real pull, never a copy
+  # containerd kept from an earlier run.
+  lab_ctr -n k8s.io images rm "$(lab_registry_ref "${ref}")" >/dev/null 2>&1 || true
 }
 
 # k6 as the load generators run it (specs.DefaultK6Image), with the shell k6-operator's

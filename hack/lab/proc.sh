@@ -3,7 +3,7 @@
 # Every daemon runs in the lab's network namespace (nsenter --net only: the mount namespace
 # stays the host's, so kubelet's volume mounts are the ones containerd sees), in its own
 # session, with its pid in .cache/lab/run/<name>.pid and its log in .cache/lab/logs/.
-LAB_DAEMONS=(containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
+LAB_DAEMONS=(registry containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy)
 
 lab_start() {
   local name="$1"

@@ -53,6 +53,11 @@ for f in cpuset.cpus cpuset.mems; do
   [[ -f "/sys/fs/cgroup/cpuset/${f}" ]] && cat "/sys/fs/cgroup/cpuset/${f}" > "/sys/fs/cgroup/cpuset${LAB_CGROUP}/${f}"
 done
 
+# --- the registry the product's images and chart are pushed to ----------------------------
+(cd "${LAB_ROOT}" && CGO_ENABLED=0 go build -o "${LAB_BIN}/registry" ./hack/lab/registry)
+lab_start registry "${LAB_BIN}/registry" serve "${LAB_REGISTRY}" "${LAB_REGISTRY_BLOBS}"
+lab_wait "registry" 30 curl -fsS "http://${LAB_REGISTRY}/v2/"
+
 # --- containerd -----------------------------------------------------------------------
 "${HERE}/containerd-config.sh"
 lab_start containerd containerd --config "${LAB_RUN}/containerd.toml"

@@ -121,6 +121,7 @@ func TestBadValuesRefusedWithTheirPath(t *testing.T) {
 		{"unknown crds key", []string{"--set", "crds.kep=false"}, []string{"/crds", "kep"}},
 		{"unknown networkPolicy key", []string{"--set", "networkPolicy.enable=false"}, []string{"/networkPolicy", "enable"}},
 		{"unknown prometheusRule key", []string{"--set", "prometheusRule.enable=true"}, []string{"/prometheusRule", "enable"}},
+		{"image registry with a scheme", []string{"--set", "imageRegistry=http://mirror.example"}, []string{"/imageRegistry"}},
 		{"security context not an object", []string{"--set", "securityContext=none"}, []string{"/securityContext"}},
 	}
 	for _, tc := range cases {
@@ -169,6 +170,29 @@ func TestTemplateContents(t *testing.T) {
 			t.Errorf("manager args carry %s with no timeouts set: the manager's defaults must stand", a)
 		}
 	}
+	// One value moves every image of the release to a mirror; the third-party images keep theirs.
+	mirrored, err := helm(t, "template", "gauntlet", chartDir, "--set", "imageRegistry=10.0.0.5:5000/mirror",
+		"--set", "presetImages.go-nethttp=registry.example/go:1", "--set", "presetImages.nginx=acme/nginx:2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirroredObjs := decode(t, mirrored)
+	mirroredArgs := managerArgs(t, mirroredObjs)
+	manager := "10.0.0.5:5000/mirror/gauntlet-bench/gauntlet:" + chartAppVersion(t)
+	for _, want := range []string{"--image=go-nethttp=10.0.0.5:5000/mirror/go:1", "--image=nginx=10.0.0.5:5000/mirror/acme/nginx:2",
+		"--image=cpp-epoll=10.0.0.5:5000/mirror/gauntlet-bench/target-cpp-epoll:" + chartAppVersion(t),
+		"--null-responder-image=" + manager, "--k6-image=grafana/k6:1.8.1"} {
+		if !contains(mirroredArgs, want) {
+			t.Errorf("with imageRegistry, manager args %v lack %s", mirroredArgs, want)
+		}
+	}
+	if !strings.Contains(mirrored, "image: "+manager+"\n") {
+		t.Errorf("with imageRegistry, no container runs %s", manager)
+	}
+	if strings.Contains(mirrored, "ghcr.io/") {
+		t.Errorf("with imageRegistry, the rendered chart still names ghcr.io")
+	}
+
 	timed, err := helm(t, "template", "gauntlet", chartDir, "--set", "timeouts.targets=2m", "--set", "timeouts.trialFinish=90s", "--set", "timeouts.unschedulable=3m")
 	if err != nil {
 		t.Fatal(err)

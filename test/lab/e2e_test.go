@@ -48,9 +48,11 @@ func (l *lab) command(t *testing.T, name string, args ...string) string {
 	return string(out)
 }
 
-// testHelmInstall: the chart from charts/gauntlet installed with helm, as a user installs
-// it, with only the images this lab cannot pull replaced; the manager becomes Ready in a
-// namespace that admits the wire agents (privileged), beside the agents, ready on every node.
+// testHelmInstall: the chart installed as a user installs a release, from an OCI registry
+// (the lab's) with the release's images pulled from it, only the third-party images this
+// lab cannot pull replaced: first the previous release, then an upgrade to this one, which
+// must update the CRDs. The manager becomes Ready in a namespace that admits the wire
+// agents (privileged), beside the agents, ready on every node.
 func (l *lab) testHelmInstall(t *testing.T) {
 	// The wire agent (wireCapture.enabled) runs on the host network, which only the
 	// privileged level admits: the install namespace holds the manager and the agents; the
@@ -61,22 +63,33 @@ func (l *lab) testHelmInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	helm := strings.TrimSpace(l.command(t, "hack/tools.sh", "helm"))
-	start := time.Now()
-	l.command(t, helm, "upgrade", "--install", "gauntlet", "charts/gauntlet", "--namespace", installNamespace,
+	chart := l.pushCharts(t, helm)
+	values := []string{"--namespace", installNamespace, "--plain-http",
+		// The release's images from the lab's registry, where hack/lab/images.sh pushed them.
+		"--set", "imageRegistry=" + labRegistry,
 		// k6-operator's starter and CloudNativePG's PostgreSQL default to registries out of reach.
 		"--set", "k6.starterImage=gauntlet.local/k6-starter:lab",
 		"--set", "postgres.image=gauntlet.local/postgresql:15",
 		// The drills wait this out (drills_test.go); every preset here starts within 14 s.
-		"--set", "timeouts.targets="+drillTargetsTimeout.String(),
+		"--set", "timeouts.targets=" + drillTargetsTimeout.String(),
 		// The starter drill waits this out; a seed's pod queued behind a drill's for CPU gets
 		// a minute more than the manager's default before its trial fails.
-		"--set", "timeouts.unschedulable="+drillUnschedulableTimeout.String(),
+		"--set", "timeouts.unschedulable=" + drillUnschedulableTimeout.String(),
 		// The lab's Prometheus reads the manager's metrics with its own token.
 		"--set", "metrics.readers[0].name=prometheus", "--set", "metrics.readers[0].namespace=monitoring",
 		// Each trial's target pod captured on its node: the rows' latency is the wire's.
-		"--set", "wireCapture.enabled=true",
-		"--wait", "--timeout", "5m")
-	t.Logf("helm install: manager Ready in %s", time.Since(start).Round(time.Second))
+		"--set", "wireCapture.enabled=true"}
+	start := time.Now()
+	// The previous release first, then the upgrade a user makes: its CRDs must change with it.
+	l.command(t, helm, append([]string{"install", "gauntlet", chart.ref, "--version", previousChartVersion}, values...)...)
+	if cols := l.printerColumns(t); slices.Contains(cols, chart.dropped) {
+		t.Fatalf("the previous release's CRD has column %s (%v): the upgrade below would prove nothing", chart.dropped, cols)
+	}
+	l.command(t, helm, append([]string{"upgrade", "gauntlet", chart.ref, "--version", chart.version, "--wait", "--timeout", "5m"}, values...)...)
+	if cols := l.printerColumns(t); !slices.Contains(cols, chart.dropped) {
+		t.Errorf("after helm upgrade to %s the BenchmarkRun CRD's columns are %v, without %s: the CRDs did not upgrade", chart.version, cols, chart.dropped)
+	}
+	t.Logf("helm install and upgrade from %s: manager Ready in %s", chart.ref, time.Since(start).Round(time.Second))
 	deps, err := l.client.AppsV1().Deployments(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{})
 	if err != nil || len(deps.Items) != 1 || !available(&deps.Items[0]) {
 		t.Fatalf("after helm install: deployments %v (%v), want the manager available", deps, err)
@@ -85,6 +98,7 @@ func (l *lab) testHelmInstall(t *testing.T) {
 	if err != nil || agents.Status.DesiredNumberScheduled == 0 || agents.Status.NumberReady != agents.Status.DesiredNumberScheduled {
 		t.Fatalf("after helm install: wire agents %+v (%v), want one ready on every node", agents, err)
 	}
+	l.checkPulledFromRegistry(t)
 }
 
 func available(d *appsv1.Deployment) bool {

@@ -49,6 +49,11 @@ func (l *lab) testTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Pulled from the lab's registry, where hack/lab/images.sh pushed them (as the chart's
+	// imageRegistry value has the operator deploy them).
+	for p, image := range cfg.Images {
+		cfg.Images[p] = registryImage(image)
+	}
 	ns := l.restrictedNamespace(t, "lab-targets")
 	slots := make(chan struct{}, 2)
 	for _, name := range labPresets(t, l.root) {
@@ -117,7 +122,18 @@ func (l *lab) verifyTarget(t *testing.T, ns string, p *preset.Preset, cfg specs.
 	}
 }
 
-// operatorImage is the image config/manager deploys (hack/lab/images.sh tags its build so).
+// labRegistry is the lab's registry (LAB_REGISTRY in hack/lab/env.sh).
+const labRegistry = "10.239.255.2:5000"
+
+// registryImage is where the lab's registry holds one of the product's images: the chart's
+// imageRegistry value makes the same change to the release's image references.
+func registryImage(ref string) string {
+	_, path, _ := strings.Cut(ref, "/")
+	return labRegistry + "/" + path
+}
+
+// operatorImage is the image config/manager deploys, as the lab's registry holds it
+// (hack/lab/images.sh pushes its build there).
 func operatorImage(t *testing.T, root string) string {
 	raw, err := os.ReadFile(filepath.Join(root, "config", "manager", "manager.yaml"))
 	if err != nil {
@@ -125,7 +141,7 @@ func operatorImage(t *testing.T, root string) string {
 	}
 	for _, line := range strings.Split(string(raw), "\n") {
 		if f := strings.Fields(line); len(f) == 2 && f[0] == "image:" {
-			return f[1]
+			return registryImage(f[1])
 		}
 	}
 	t.Fatal("config/manager/manager.yaml names no image")

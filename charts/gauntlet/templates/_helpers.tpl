@@ -49,7 +49,25 @@ app.kubernetes.io/component: wire-agent
 {{- end -}}
 
 {{- define "gauntlet.image" -}}
-{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- include "gauntlet.inRegistry" (dict "image" (printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag)) "registry" .Values.imageRegistry) -}}
+{{- end -}}
+
+{{/*
+gauntlet.inRegistry: the image as the registry of imageRegistry holds it, at the same path
+(ghcr.io/gauntlet-bench/gauntlet:1 -> mirror.example/gauntlet-bench/gauntlet:1); unchanged
+when imageRegistry is empty. The first part of a reference is a registry when it has a dot
+or a port or is localhost, as the container runtimes read it.
+*/}}
+{{- define "gauntlet.inRegistry" -}}
+{{- $image := .image -}}
+{{- with .registry -}}
+{{- $parts := splitn "/" 2 $image -}}
+{{- if and $parts._1 (or (contains "." $parts._0) (contains ":" $parts._0) (eq $parts._0 "localhost")) -}}
+{{- $image = $parts._1 -}}
+{{- end -}}
+{{- $image = printf "%s/%s" (trimSuffix "/" .) $image -}}
+{{- end -}}
+{{- $image -}}
 {{- end -}}
 
 {{/*
@@ -106,7 +124,7 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- end }}
 {{- end }}
 {{- range $preset, $image := .Values.presetImages }}
-- --image={{ $preset }}={{ $image }}
+- --image={{ $preset }}={{ include "gauntlet.inRegistry" (dict "image" $image "registry" $.Values.imageRegistry) }}
 {{- end }}
 - --zap-log-level={{ .Values.logLevel | default "info" }}
 {{- with .Values.watchNamespace }}
