@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the lab's images here (no Docker, no registry) and imports them into the lab's
-# containerd, named as the cluster's manifests ask for them. Each recipe runs the same
+# Builds the lab's images here (no Docker): the product's are pushed to the lab's registry,
+# the lab's own imported into its containerd, named as the cluster's manifests ask for them. Each recipe runs the same
 # program and arguments as the Dockerfile it stands for, as the same non-root user.
 # Usage: hack/lab/images.sh GROUP...   (base, targets, gauntlet, operators, flux; or an image name)
 set -euo pipefail
