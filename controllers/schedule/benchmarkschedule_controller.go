@@ -141,10 +141,14 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	}
 
 	// Digests are resolved when the poll interval has passed, or for a run about to start
-	// (to record what it runs); not while a run in progress would hold a new one back.
+	// (a scheduled time, or a changed template, which may name other images: the run
+	// records what it runs, so a commit that moves an image starts one run, not a second
+	// for the "new" image at the next poll); not while a run in progress would hold a new
+	// one back.
 	var digests []benchv1.ImageDigest
 	checkDue := st.LastDigestCheckTime == nil || !now.Before(st.LastDigestCheckTime.Add(pollInterval(s)))
-	if triggers.ImageDigests && !s.Spec.Suspend && !forbidden && (checkDue || !due.IsZero()) {
+	templateChanged := triggers.TemplateChanges && st.LastTemplateHash != "" && st.LastTemplateHash != templateHash(s.Spec.Template)
+	if triggers.ImageDigests && !s.Spec.Suspend && !forbidden && (checkDue || !due.IsZero() || templateChanged) {
 		st.LastDigestCheckTime = &metav1.Time{Time: now}
 		if digests, err = r.resolveDigests(ctx, s); err != nil {
 			r.Recorder.Eventf(s, nil, "Warning", ReasonDigestFailed, "Resolve", "triggers.imageDigests: %v", err)
@@ -161,10 +165,11 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	case s.Spec.Suspend:
 	case !due.IsZero():
 		trigger = benchv1.TriggerSchedule
+	// The template first: a commit that changes an image also changes its digest.
+	case templateChanged:
+		trigger, why = benchv1.TriggerTemplateChange, "spec.template changed since the last run"
 	case digests != nil && changedDigest(st.ImageDigests, digests) != "":
 		trigger, why = benchv1.TriggerImageDigest, changedDigest(st.ImageDigests, digests)
-	case triggers.TemplateChanges && st.LastTemplateHash != templateHash(s.Spec.Template):
-		trigger, why = benchv1.TriggerTemplateChange, "spec.template changed since the last run"
 	}
 
 	reason, msg := ReasonScheduled, "next run at "+sched.Next(now).UTC().Format(time.RFC3339)

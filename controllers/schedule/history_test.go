@@ -333,3 +333,55 @@ func TestTemplateChangeTrigger(t *testing.T) {
 		t.Fatalf("%v", h.triggered())
 	}
 }
+
+// With both triggers, a commit that moves the template to another image starts one run,
+// which records the new image's digest: the next poll finds nothing new to run for, even
+// when the change comes before the poll interval has passed.
+func TestTemplateChangeOfAnImageStartsOneRun(t *testing.T) {
+	ctx := context.Background()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	push := func(ref string) string {
+		img, err := random.Image(512, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := crane.Push(img, ref); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := img.Digest()
+		return d.String()
+	}
+	first, second := host+"/own:1", host+"/own:2"
+	push(first)
+	secondDigest := push(second)
+	tpl := pingTemplate()
+	tpl.Spec.Targets = []benchv1.Target{{Name: "own", Image: first, Port: ptr.To[int32](8080)}}
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "both", Namespace: "default"},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 0 1 1 *", Template: tpl, Triggers: &benchv1.ScheduleTriggers{
+			ImageDigests: true, TemplateChanges: true, PollInterval: &metav1.Duration{Duration: 15 * time.Minute}}}}
+	h := newHarness(t, s)
+	got := h.reconcile()
+	if len(h.runs()) != 0 || len(got.Status.ImageDigests) != 1 {
+		t.Fatalf("%v %+v", h.triggered(), got.Status)
+	}
+	// The commit, a minute later: well within the poll interval.
+	got.Spec.Template.Spec.Targets[0].Image = second
+	if err := env.Client.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Step(time.Minute)
+	got = h.reconcile()
+	if tr := h.triggered(); len(tr) != 1 || tr[0] != benchv1.TriggerTemplateChange {
+		t.Fatalf("after the commit: %v, want one TemplateChange run", tr)
+	}
+	if want := (benchv1.ImageDigest{Image: second, Digest: secondDigest}); len(got.Status.ImageDigests) != 1 || got.Status.ImageDigests[0] != want {
+		t.Fatalf("the run recorded %+v, want %+v", got.Status.ImageDigests, want)
+	}
+	h.finish(h.runs()[0].Name, benchv1.PhaseSucceeded, false)
+	h.clock.Step(16 * time.Minute)
+	if h.reconcile(); len(h.runs()) != 1 {
+		t.Fatalf("a second run at the next poll, for the image the first already ran: %v", h.triggered())
+	}
+}

@@ -36,7 +36,9 @@ const fluxNamespace = "flux-system"
 // testFluxPipeline: Flux's source-controller and kustomize-controller, built from their
 // modules, apply BenchmarkRuns from a Git repository served in the lab, and their health
 // checks wait on the runs: the Kustomization is Ready only once its run has Succeeded, and
-// not Ready, naming the run, once its run has Failed.
+// not Ready, naming the run, once its run has Failed. A BenchmarkSchedule from the same
+// repository starts a run when a commit changes its image, and another when the image's tag
+// moves to a new digest (testScheduleGitOps).
 func (l *lab) testFluxPipeline(t *testing.T) {
 	start := time.Now()
 	l.command(t, "hack/lab/flux-install.sh")
@@ -59,7 +61,9 @@ func (l *lab) testFluxPipeline(t *testing.T) {
 	if err := unstructured.SetNestedField(failRun.Object, "Auto", "spec", "loadGenerator", "sizing"); err != nil {
 		t.Fatal(err)
 	}
-	l.serveRepository(t, map[string]*unstructured.Unstructured{"pass/run.yaml": passRun, "fail/run.yaml": failRun})
+	scheduled := l.restrictedNamespace(t, gitopsScheduleName)
+	l.serveRepository(t, map[string]*unstructured.Unstructured{"pass/run.yaml": passRun, "fail/run.yaml": failRun,
+		"schedule/schedule.yaml": gitopsSchedule(t, gitopsImage("0.1.0"))})
 	l.applyFlux(t, fmt.Sprintf(`
 apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository
@@ -88,11 +92,25 @@ spec:
 `, ns, fluxNamespace, strings.TrimPrefix(ns, "gitops-")), kustomizationGVR)
 	}
 
+	// The schedule's health is not waited on: each commit must apply at once.
+	l.applyFlux(t, fmt.Sprintf(`
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: %s, namespace: %s}
+spec:
+  interval: 1h
+  sourceRef: {kind: GitRepository, name: benchmarks}
+  path: ./schedule
+  targetNamespace: %[1]s
+  prune: true
+`, scheduled, fluxNamespace), kustomizationGVR)
+
 	// One after the other, not in parallel: the first watches from the moment Flux has its
 	// objects (a parallel subtest waits for a free slot, by when the run may have finished);
 	// the second only reads where its Kustomization ended.
 	t.Run("a run that succeeds", func(t *testing.T) { l.checkReadyOnSuccess(t, pass, passRun.GetName()) })
 	t.Run("a run that fails", func(t *testing.T) { l.checkNotReadyOnFailure(t, fail, failRun.GetName()) })
+	t.Run("a schedule's image changed in Git, then pushed anew", func(t *testing.T) { l.testScheduleGitOps(t, scheduled) })
 }
 
 // stopFlux scales Flux's controllers and the Git server to nothing once the Kustomizations
