@@ -121,10 +121,7 @@ func (l *lab) testDatabase(t *testing.T) {
 	t.Cleanup(func() {
 		_ = l.client.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
-	cfg, err := specs.LoadConfig(filepath.Join(l.root, "targets"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := labConfig(t, l.root)
 	run := labRun(ns)
 	c := ctx(t, 10*time.Minute)
 	schemaCM := specs.SchemaConfigMap(run, cfg)
@@ -138,7 +135,7 @@ func (l *lab) testDatabase(t *testing.T) {
 	if _, err := l.dyn.Resource(poolerGVR).Namespace(ns).Create(c, toUnstructured(t, specs.DatabasePooler(run)), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create Pooler: %v", err)
 	}
-	err = wait.PollUntilContextCancel(c, 3*time.Second, true, func(c context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(c, 3*time.Second, true, func(c context.Context) (bool, error) {
 		u, err := l.dyn.Resource(clusterGVR).Namespace(ns).Get(c, specs.ClusterName(run), metav1.GetOptions{})
 		if err != nil {
 			return false, nil
@@ -178,10 +175,7 @@ func (l *lab) testDatabase(t *testing.T) {
 // target pod's cAdvisor CPU and memory series.
 func (l *lab) testTestRun(t *testing.T) {
 	ns := l.restrictedNamespace(t, "lab-k6")
-	cfg, err := specs.LoadConfig(filepath.Join(l.root, "targets"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := labConfig(t, l.root)
 	run := labRun(ns)
 	run.Spec.Database = nil
 	run.Spec.Scenarios = []benchv1.Scenario{{Name: "ping", Workload: "ping"}}
@@ -216,6 +210,14 @@ func (l *lab) testTestRun(t *testing.T) {
 	}
 	if _, err := l.client.CoreV1().Services(ns).Create(c, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	// The load goes to a target that answers: a runner against a Service with no endpoints
+	// also exits 0, with every request an error.
+	if err := wait.PollUntilContextCancel(c, 2*time.Second, true, func(c context.Context) (bool, error) {
+		d, err := l.client.AppsV1().Deployments(ns).Get(c, dep.Name, metav1.GetOptions{})
+		return err == nil && d.Status.ReadyReplicas == 1, nil
+	}); err != nil {
+		t.Fatalf("target not ready: %v\n%s", err, l.selectorDiagnostics(ns, metav1.FormatLabelSelector(dep.Spec.Selector)))
 	}
 	cm := specs.PlanConfigMap(run, trial, k6plan)
 	cm.OwnerReferences = nil

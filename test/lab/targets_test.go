@@ -45,15 +45,7 @@ func labPresets(t *testing.T, root string) []string {
 // preset declares is checked. Two targets at a time: 500m each beside the lab's standing pods
 // fits the node's 2,000m, and each spends most of its time waiting for its pod.
 func (l *lab) testTargets(t *testing.T) {
-	cfg, err := specs.LoadConfig(filepath.Join(l.root, "targets"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Pulled from the lab's registry, where hack/lab/images.sh pushed them (as the chart's
-	// imageRegistry value has the operator deploy them).
-	for p, image := range cfg.Images {
-		cfg.Images[p] = registryImage(image)
-	}
+	cfg := labConfig(t, l.root)
 	ns := l.restrictedNamespace(t, "lab-targets")
 	slots := make(chan struct{}, 2)
 	for _, name := range labPresets(t, l.root) {
@@ -120,6 +112,20 @@ func (l *lab) verifyTarget(t *testing.T, ns string, p *preset.Preset, cfg specs.
 	if phase != corev1.PodSucceeded {
 		t.Errorf("gauntlet verify of %s through its Service: pod %s\n%s", p.Name, phase, log)
 	}
+}
+
+// labConfig is the operator's configuration as the lab's install has it: the presets'
+// images pulled from the lab's registry, where hack/lab/images.sh pushed them (the chart's
+// imageRegistry value makes the same change).
+func labConfig(t *testing.T, root string) specs.Config {
+	cfg, err := specs.LoadConfig(filepath.Join(root, "targets"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, image := range cfg.Images {
+		cfg.Images[p] = registryImage(image)
+	}
+	return cfg
 }
 
 // labRegistry is the lab's registry (LAB_REGISTRY in hack/lab/env.sh).
