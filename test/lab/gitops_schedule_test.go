@@ -165,10 +165,9 @@ func (l *lab) waitTriggeredRun(t *testing.T, ns, trigger string, limit time.Dura
 	return run
 }
 
-// commit changes one file of the lab's Git repository (the Git server serves the ConfigMap's
-// files as one commit) and has Flux fetch the new revision: the kubelet refreshes the
-// volume within a minute or two, so the GitRepository is asked again until its revision
-// moves.
+// commit changes one file of the lab's Git repository and has Flux fetch the new revision:
+// the Git server commits the ConfigMap's files when it starts, so its pod is replaced, and
+// the GitRepository is asked again until its revision moves.
 func (l *lab) commit(t *testing.T, path string, u *unstructured.Unstructured) {
 	c := ctx(t, 6*time.Minute)
 	doc, err := yaml.Marshal(u.Object)
@@ -187,6 +186,10 @@ func (l *lab) commit(t *testing.T, path string, u *unstructured.Unstructured) {
 	}
 	cm.Data[strings.ReplaceAll(path, "/", "_")] = string(doc)
 	if _, err := cms.Update(c, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The Git server commits its folder when it starts: a new pod mounts the changed files.
+	if err := l.client.CoreV1().Pods(fluxNamespace).DeleteCollection(c, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: "app=gitserver"}); err != nil {
 		t.Fatal(err)
 	}
 	var now string
