@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -124,11 +125,17 @@ func (r *BenchmarkRunReconciler) verifyTarget(s *scope, t benchv1.Target, ts *be
 	return true, false, nil
 }
 
+// serviceReachWithin bounds the wait for a ready target's Service to accept connections.
+const serviceReachWithin = 30 * time.Second
+
 // verifyOptions checks what plan.VerifyEndpoints says the target's trials request, through
 // the URL the load will use, as verify.ForPreset decides for the local mode too.
 func (r *BenchmarkRunReconciler) verifyOptions(run *benchv1.BenchmarkRun, t benchv1.Target) verify.Options {
 	p := r.Presets[t.Preset]
-	return verify.ForPreset(p, r.TargetURL(run, t), plan.VerifyEndpoints(&run.Spec, run.Status.Trials, t.Name, p))
+	opts := verify.ForPreset(p, r.TargetURL(run, t), plan.VerifyEndpoints(&run.Spec, run.Status.Trials, t.Name, p))
+	// The Deployment is available before kube-proxy has programmed its Service everywhere.
+	opts.ReachWithin = serviceReachWithin
+	return opts
 }
 
 // notTimed marks a target's pending trials Failed with why they never ran.

@@ -6,10 +6,13 @@ package verify
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 )
@@ -32,6 +35,11 @@ type Options struct {
 	// Client overrides the HTTP client (default: a keep-alive client of its own, with bounded
 	// headers). Redirects are never followed, whatever the client says.
 	Client *http.Client
+	// ReachWithin is how long the target's address may refuse or fail to route connections
+	// before the checks run (0: no wait). In a cluster a Service answers "no route to host"
+	// until the node's proxy has programmed the endpoint of a pod that is already Ready.
+	// A target that is never reached still fails every check, after this long.
+	ReachWithin time.Duration
 }
 
 // run is one verification in progress.
@@ -100,6 +108,7 @@ func Verify(ctx context.Context, opts Options) (Report, error) {
 		}
 	}
 
+	awaitReachable(ctx, u, opts.ReachWithin)
 	report := Report{BaseURL: opts.BaseURL}
 	add := func(name string, check checker) {
 		e := &endpoint{report: &EndpointReport{Endpoint: name}}
@@ -113,4 +122,26 @@ func Verify(ctx context.Context, opts Options) (Report, error) {
 		add(string(key), checkers[key])
 	}
 	return report, nil
+}
+
+// awaitReachable returns once a TCP connection to the URL's host is accepted, or after
+// within (or the context's end): the checks then report whatever the target does.
+func awaitReachable(ctx context.Context, u *url.URL, within time.Duration) {
+	if within <= 0 {
+		return
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	addr := net.JoinHostPort(u.Hostname(), port)
+	var d net.Dialer
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, within, true, func(ctx context.Context) (bool, error) {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return false, nil
+		}
+		_ = c.Close()
+		return true, nil
+	})
 }

@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	"net"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -277,5 +279,56 @@ func TestDeclaredNoKeepAlive(t *testing.T) {
 	f := rep.Failures()
 	if len(f) != 1 || !strings.Contains(f[0], "keep-alive declared off") {
 		t.Fatalf("a target that keeps connections open despite declaring otherwise: %v", f)
+	}
+}
+
+// A target whose address refuses connections at first (in a cluster: a Service whose ready
+// pod the node's proxy has not programmed yet) is checked once it accepts them, when the
+// options allow the wait; without it the checks run at once and fail.
+func TestTargetReachedLateIsWaitedFor(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close() // refused until the server below listens on the same port
+	opts := Options{BaseURL: "http://" + addr, Endpoints: []preset.Endpoint{preset.Ping}, Timeout: 4 * time.Second}
+	rep, err := Verify(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Passed() {
+		t.Fatal("passed with nothing listening and no wait")
+	}
+
+	f := &fakeTarget{breaks: map[string]bool{}}
+	srv := httptest.NewUnstartedServer(f.routes())
+	t.Cleanup(srv.Close)
+	const late = 700 * time.Millisecond
+	started := make(chan error, 1)
+	go func() {
+		time.Sleep(late)
+		l, err := net.Listen("tcp", addr)
+		if err == nil {
+			_ = srv.Listener.Close()
+			srv.Listener = l
+			srv.Start()
+		}
+		started <- err
+	}()
+	opts.ReachWithin = 10 * time.Second
+	begin := time.Now()
+	rep, err = Verify(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-started; err != nil {
+		t.Fatalf("the late server could not listen on %s: %v", addr, err)
+	}
+	if !rep.Passed() {
+		t.Errorf("a target reachable after %s failed within a 10 s wait: %v", late, rep.Failures())
+	}
+	if took := time.Since(begin); took < late {
+		t.Errorf("checks finished after %s, before the target listened (%s)", took, late)
 	}
 }
