@@ -226,18 +226,7 @@ func TestImageDigestTrigger(t *testing.T) {
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
 	own, preset := host+"/own:latest", host+"/go-nethttp:1.0"
-	push := func(ref string) string {
-		img, err := random.Image(512, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := crane.Push(img, ref); err != nil {
-			t.Fatal(err)
-		}
-		d, _ := img.Digest()
-		return d.String()
-	}
-	ownDigest, presetDigest := push(own), push(preset)
+	ownDigest, presetDigest := pushRandom(t, own), pushRandom(t, preset)
 
 	tpl := pingTemplate()
 	tpl.Spec.Targets = append(tpl.Spec.Targets, benchv1.Target{Name: "own", Image: own, Port: ptr.To[int32](8080)})
@@ -262,7 +251,7 @@ func TestImageDigestTrigger(t *testing.T) {
 		t.Fatalf("a run for unchanged digests: %v", h.triggered())
 	}
 	// A new image under the same tag: one run, the new digest recorded.
-	newDigest := push(own)
+	newDigest := pushRandom(t, own)
 	got = step()
 	if tr := h.triggered(); len(tr) != 1 || tr[0] != benchv1.TriggerImageDigest || got.Status.ImageDigests[1].Digest != newDigest {
 		t.Fatalf("%v %+v", tr, got.Status.ImageDigests)
@@ -272,7 +261,7 @@ func TestImageDigestTrigger(t *testing.T) {
 	}
 	// While it runs (Forbid), a newer image waits; once it is done, that one starts a run
 	// and an unchanged one never does.
-	newest := push(preset)
+	newest := pushRandom(t, preset)
 	if step(); len(h.runs()) != 1 {
 		t.Fatalf("%v", h.triggered())
 	}
@@ -342,20 +331,9 @@ func TestTemplateChangeOfAnImageStartsOneRun(t *testing.T) {
 	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
-	push := func(ref string) string {
-		img, err := random.Image(512, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := crane.Push(img, ref); err != nil {
-			t.Fatal(err)
-		}
-		d, _ := img.Digest()
-		return d.String()
-	}
 	first, second := host+"/own:1", host+"/own:2"
-	push(first)
-	secondDigest := push(second)
+	pushRandom(t, first)
+	secondDigest := pushRandom(t, second)
 	tpl := pingTemplate()
 	tpl.Spec.Targets = []benchv1.Target{{Name: "own", Image: first, Port: ptr.To[int32](8080)}}
 	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "both", Namespace: "default"},
@@ -384,4 +362,18 @@ func TestTemplateChangeOfAnImageStartsOneRun(t *testing.T) {
 	if h.reconcile(); len(h.runs()) != 1 {
 		t.Fatalf("a second run at the next poll, for the image the first already ran: %v", h.triggered())
 	}
+}
+
+// pushRandom pushes a new random image as ref and returns its digest.
+func pushRandom(t *testing.T, ref string) string {
+	t.Helper()
+	img, err := random.Image(512, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := crane.Push(img, ref); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := img.Digest()
+	return d.String()
 }

@@ -77,7 +77,23 @@ spec:
 	for _, ns := range []string{pass, fail} {
 		// wait: true checks the health of everything applied, here the one run; the timeout
 		// covers its provisioning, verification and trial on a node the seeds keep busy.
-		l.applyFlux(t, fmt.Sprintf(`
+		l.applyFlux(t, kustomization(ns, strings.TrimPrefix(ns, "gitops-"), "  wait: true\n  timeout: 15m\n"), kustomizationGVR)
+	}
+	// The schedule's health is not waited on: each commit must apply at once.
+	l.applyFlux(t, kustomization(scheduled, "schedule", ""), kustomizationGVR)
+
+	// One after the other, not in parallel: the first watches from the moment Flux has its
+	// objects (a parallel subtest waits for a free slot, by when the run may have finished);
+	// the second only reads where its Kustomization ended.
+	t.Run("a run that succeeds", func(t *testing.T) { l.checkReadyOnSuccess(t, pass, passRun.GetName()) })
+	t.Run("a run that fails", func(t *testing.T) { l.checkNotReadyOnFailure(t, fail, failRun.GetName()) })
+	t.Run("a schedule's image changed in Git, then pushed anew", func(t *testing.T) { l.testScheduleGitOps(t, scheduled) })
+}
+
+// kustomization applies the repository's folder path into namespace ns (a Kustomization of
+// the same name in flux-system), with extra spec lines.
+func kustomization(ns, path, extra string) string {
+	return fmt.Sprintf(`
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: %s, namespace: %s}
@@ -87,30 +103,7 @@ spec:
   path: ./%s
   targetNamespace: %[1]s
   prune: true
-  wait: true
-  timeout: 15m
-`, ns, fluxNamespace, strings.TrimPrefix(ns, "gitops-")), kustomizationGVR)
-	}
-
-	// The schedule's health is not waited on: each commit must apply at once.
-	l.applyFlux(t, fmt.Sprintf(`
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: %s, namespace: %s}
-spec:
-  interval: 1h
-  sourceRef: {kind: GitRepository, name: benchmarks}
-  path: ./schedule
-  targetNamespace: %[1]s
-  prune: true
-`, scheduled, fluxNamespace), kustomizationGVR)
-
-	// One after the other, not in parallel: the first watches from the moment Flux has its
-	// objects (a parallel subtest waits for a free slot, by when the run may have finished);
-	// the second only reads where its Kustomization ended.
-	t.Run("a run that succeeds", func(t *testing.T) { l.checkReadyOnSuccess(t, pass, passRun.GetName()) })
-	t.Run("a run that fails", func(t *testing.T) { l.checkNotReadyOnFailure(t, fail, failRun.GetName()) })
-	t.Run("a schedule's image changed in Git, then pushed anew", func(t *testing.T) { l.testScheduleGitOps(t, scheduled) })
+%s`, ns, fluxNamespace, path, extra)
 }
 
 // stopFlux scales Flux's controllers and the Git server to nothing once the Kustomizations
