@@ -96,14 +96,14 @@ func kustomization(ns, path, extra string) string {
 	return fmt.Sprintf(`
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
-metadata: {name: %s, namespace: %s}
+metadata: {name: %[1]s, namespace: %[2]s}
 spec:
   interval: 1h
   sourceRef: {kind: GitRepository, name: benchmarks}
-  path: ./%s
+  path: ./%[3]s
   targetNamespace: %[1]s
   prune: true
-%s`, ns, fluxNamespace, path, extra)
+%[4]s`, ns, fluxNamespace, path, extra)
 }
 
 // stopFlux scales Flux's controllers and the Git server to nothing once the Kustomizations
