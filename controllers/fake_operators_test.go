@@ -19,6 +19,7 @@ import (
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -65,6 +66,7 @@ type world struct {
 	dbNever    map[string]bool            // clusters (by name) that never become healthy
 	depNever   map[string]bool            // Deployments (namespace/name) whose pod never becomes available
 	depNoNode  map[string]bool            // Deployments (namespace/name) whose pod no node can take
+	depPods    map[string]podPlace        // Deployments (namespace/name) whose running pod the kubelet makes first
 	summaries  map[string]k6.Result       // k6's exact summary per TestRun
 	trs        map[string]*k6Runner       // TestRuns with runners going
 	seen       map[string]map[string]bool // namespace → TestRun name/UID pairs seen
@@ -77,6 +79,9 @@ type world struct {
 // runnerPod names a k6 runner pod, for its cAdvisor series.
 type runnerPod struct{ namespace, name string }
 
+// podPlace is the node and address a Deployment's one pod runs at.
+type podPlace struct{ node, ip string }
+
 type k6Runner struct {
 	started time.Time
 	exit    chan int32
@@ -84,7 +89,7 @@ type k6Runner struct {
 }
 
 func newWorld(c client.Client, k6Bin string) *world {
-	return &world{c: c, k6Bin: k6Bin, scripted: map[string]*k6Outcome{}, dbNever: map[string]bool{}, depNever: map[string]bool{}, depNoNode: map[string]bool{},
+	return &world{c: c, k6Bin: k6Bin, scripted: map[string]*k6Outcome{}, dbNever: map[string]bool{}, depNever: map[string]bool{}, depNoNode: map[string]bool{}, depPods: map[string]podPlace{},
 		summaries: map[string]k6.Result{}, trs: map[string]*k6Runner{}, seen: map[string]map[string]bool{}, dbPassword: "s3cretPassw0rdFromCNPG",
 		runnerPIDs: map[runnerPod]int{}}
 }
@@ -163,7 +168,11 @@ func (w *world) kubelet(ctx context.Context) {
 		}
 		w.mu.Lock()
 		never, noNode := w.depNever[d.Namespace+"/"+d.Name], w.depNoNode[d.Namespace+"/"+d.Name]
+		place, placed := w.depPods[d.Namespace+"/"+d.Name]
 		w.mu.Unlock()
+		if placed && !w.runningPod(ctx, d, place) {
+			continue // available only once its pod runs, as a real kubelet reports it
+		}
 		if noNode {
 			w.unschedulablePod(ctx, d)
 		}
@@ -320,6 +329,26 @@ func runnerPodName(tr *unstructured.Unstructured, i int) string {
 
 // unschedulablePod gives the Deployment one pod the scheduler cannot place, as it reports it
 // for a pool whose selector matches no node.
+// runningPod makes d's one pod, running on place's node with its address; false if the
+// API did not take it (tried again next round).
+func (w *world) runningPod(ctx context.Context, d *appsv1.Deployment, place podPlace) bool {
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-5d8f7c9b6d-q7x2z", Namespace: d.Namespace, Labels: d.Spec.Selector.MatchLabels},
+		Spec: corev1.PodSpec{NodeName: place.node, Containers: []corev1.Container{{Name: "c", Image: "example.invalid/c:1"}}}}
+	if err := w.c.Get(ctx, client.ObjectKeyFromObject(p), p); apierrors.IsNotFound(err) {
+		err = w.c.Create(ctx, p)
+		if err != nil {
+			return false
+		}
+	} else if err != nil {
+		return false
+	}
+	if p.Status.PodIP == place.ip {
+		return true
+	}
+	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: place.ip}
+	return w.c.Status().Update(ctx, p) == nil
+}
+
 func (w *world) unschedulablePod(ctx context.Context, d *appsv1.Deployment) {
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-7c9d8b6f5-x2q4z", Namespace: d.Namespace, Labels: d.Spec.Template.Labels},
 		Spec: d.Spec.Template.Spec}

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -123,19 +122,16 @@ func TestWireCaptureToStatus(t *testing.T) {
 		// under its testid while it measures: the capture is whole, so the run fails.
 		{"forged", "node-a", "10.1.0.10", 0, "", metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
 	}
-	var wg sync.WaitGroup
 	for _, c := range cases {
 		run := pingRun("wire-" + c.name)
 		run.Namespace = ns
 		mu.Lock()
 		byIP[c.ip] = cannedCapture{run: client.ObjectKeyFromObject(run), short: c.short}
 		mu.Unlock()
-		// The kubelet of this suite makes no pods: the target's one pod appears on its node.
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			podForDeployment(t, ns, specs.TargetName(run, "go"), c.node, c.ip)
-		}()
+		// The target's one pod runs on its node before its Deployment is available.
+		fakes.mu.Lock()
+		fakes.depPods[ns+"/"+specs.TargetName(run, "go")] = podPlace{c.node, c.ip}
+		fakes.mu.Unlock()
 		if err := env.Client.Create(ctx, run); err != nil {
 			t.Fatal(err)
 		}
@@ -143,12 +139,10 @@ func TestWireCaptureToStatus(t *testing.T) {
 		if c.name == "forged" {
 			forge(t, run)
 			got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
-			wg.Wait()
 			checkForged(t, got)
 			continue
 		}
 		got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
-		wg.Wait()
 		if got.Status.Phase != benchv1.PhaseSucceeded || len(got.Status.Results) != 1 {
 			t.Fatalf("%s: phase %s, trials %+v, conditions %+v", c.name, got.Status.Phase, got.Status.Trials, got.Status.Conditions)
 		}
@@ -191,20 +185,6 @@ func makePod(t *testing.T, ns, name, node, ip string, podLabels map[string]strin
 	if err := env.Client.Status().Update(ctx, p); err != nil {
 		t.Error(err)
 	}
-}
-
-// podForDeployment waits for the Deployment and gives it a running pod on node.
-func podForDeployment(t *testing.T, ns, name, node, ip string) {
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		d := &appsv1.Deployment{}
-		if err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d); err == nil {
-			makePod(t, ns, name+"-5d8f7c9b6d-q7x2z", node, ip, d.Spec.Selector.MatchLabels)
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Errorf("Deployment %s/%s never appeared", ns, name)
 }
 
 // forge pushes, once the run's first trial measures, what a writer that is not its runner
