@@ -286,6 +286,15 @@ type Measurement struct {
 	MemoryBytes int64 `json:"memoryBytes,omitempty"`
 	// +optional
 	MemoryPeakBytes int64 `json:"memoryPeakBytes,omitempty"`
+	// CPUPeriods and CPUThrottledPeriods count the CFS periods of the window in which the
+	// target ran and in which it spent its CPU quota and waited: its cgroup's counters
+	// locally; cAdvisor's container_cpu_cfs_* in a cluster, extrapolated by increase() to the
+	// interval read (the window, or wider when cAdvisor's samples were sparse), so their
+	// ratio is the figure to compare. Absent without a CPU limit.
+	// +optional
+	CPUPeriods int64 `json:"cpuPeriods,omitempty"`
+	// +optional
+	CPUThrottledPeriods int64 `json:"cpuThrottledPeriods,omitempty"`
 	// GeneratorCPUMillicores is the load generator's own mean CPU use over the window: the
 	// busiest k6 runner's (cAdvisor) in a cluster, the k6 process's locally.
 	// +optional

@@ -1,6 +1,7 @@
 // Command modes prints one document's rows as the cluster and the local mode measured
 // them, side by side: wire p50 and p99 (the latency of record), their ratios and validity,
-// and whether each row meets the agreement goal (p50 within 30%, p99 within 2x, the same
+// the achieved rate, the share of CFS periods in which the target's quota throttled it, and
+// whether each row meets the agreement goal (p50 within 30%, p99 within 2x, the same
 // validity). The two runs are status.yaml files or results folders: the lab tier keeps the
 // cluster's as .cache/lab/applied/NAME.status.yaml beside the document it applied, which
 // `gauntlet run --local` then runs here (docs/measurement.md, "One document, two modes").
@@ -55,8 +56,8 @@ func write(w io.Writer, cluster, localRun *benchv1.BenchmarkRun) error {
 		byKey[rowKey{r.Target, r.Scenario, r.LoadPoint}] = r
 	}
 	fmt.Fprintf(w, "%s: cluster (wire) vs local (wire)\n\n", cluster.Name)
-	fmt.Fprintln(w, "| row | p50 cluster | p50 local | local/cluster | p99 cluster | p99 local | local/cluster | valid cluster | valid local | goal |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---|---|---|")
+	fmt.Fprintln(w, "| row | p50 cluster | p50 local | local/cluster | p99 cluster | p99 local | local/cluster | req/s cluster | req/s local | throttled cluster | throttled local | valid cluster | valid local | goal |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
 	for _, c := range cluster.Status.Results {
 		k := rowKey{c.Target, c.Scenario, c.LoadPoint}
 		l, ok := byKey[k]
@@ -71,10 +72,11 @@ func write(w io.Writer, cluster, localRun *benchv1.BenchmarkRun) error {
 		if why := misses(p50, p99, c, l); why != "" {
 			goal = "misses: " + why
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name,
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", name,
 			results.FormatMicros(cr[0]), results.FormatMicros(lr[0]), fmtRatio(p50),
 			results.FormatMicros(cr[3]), results.FormatMicros(lr[3]), fmtRatio(p99),
-			validity(c), validity(l), goal)
+			fmtRate(c.AchievedMilliRPS.Median), fmtRate(l.AchievedMilliRPS.Median),
+			throttled(cluster, k), throttled(localRun, k), validity(c), validity(l), goal)
 	}
 	return nil
 }
@@ -96,6 +98,23 @@ func misses(p50, p99 float64, c, l benchv1.ResultRow) string {
 	}
 	return strings.Join(why, ", ")
 }
+
+// throttled is the share of CFS periods in which the target ran out of quota, over the
+// row's measured windows ("—" when no trial has CFS counters: no CPU limit, or not read).
+func throttled(run *benchv1.BenchmarkRun, k rowKey) string {
+	var periods, waited int64
+	for _, t := range run.Status.Trials {
+		if m := t.Result; m != nil && !t.Calibration && t.Target == k.target && t.Scenario == k.scenario && t.LoadPoint == k.point {
+			periods, waited = periods+m.CPUPeriods, waited+m.CPUThrottledPeriods
+		}
+	}
+	if periods == 0 {
+		return "—"
+	}
+	return strconv.FormatFloat(100*float64(waited)/float64(periods), 'f', 1, 64) + "%"
+}
+
+func fmtRate(milli int64) string { return strconv.FormatFloat(float64(milli)/1000, 'f', 1, 64) }
 
 func ratio(a, b int64) float64 {
 	if b == 0 {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 	"github.com/gauntlet-bench/gauntlet/loadgen"
@@ -38,6 +39,9 @@ type Runner struct {
 	Output io.Writer
 	// CPUs, when set, pins k6 to these CPUs (the local mode's generator side).
 	CPUs []int
+	// Cgroup, when set, holds k6 to the CPU and memory the spec gives its runners, as the
+	// kubelet holds a runner pod (the local mode's limits).
+	Cgroup *cgroups.Group
 	// Script replaces loadgen/bench.js; only for measuring another version of the script
 	// side by side (hack/bench-generator). Nil runs the embedded, reviewed script.
 	Script []byte
@@ -112,7 +116,7 @@ func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 
-	if err := cpuset.Start(cmd, r.CPUs); err != nil {
+	if err := r.Cgroup.Start(cmd, func() error { return cpuset.Start(cmd, r.CPUs) }); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return Result{}, fmt.Errorf("k6 not found at %s: run hack/k6.sh to install k6 %s", binary, Version)
 		}

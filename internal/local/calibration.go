@@ -13,7 +13,6 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
@@ -117,9 +116,14 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 		return
 	}
 	defer logFile.Close()
+	gen, limit, err := r.generatorFor(t, dir, logFile)
+	if err != nil {
+		fail(err)
+		return
+	}
 	capture := r.startWire(r.null.port)
 	t.Phase = benchv1.TrialRunning
-	res, err := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: logFile, CPUs: r.cpus.generator}.Run(ctx, p)
+	res, err := gen.Run(ctx, p)
 	w := r.stopWire(capture)
 	if ctx.Err() != nil {
 		t.Phase, t.Message = benchv1.TrialPending, "interrupted before the trial finished; not measured"
@@ -131,6 +135,7 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 	}
 	m := measurementOf(res)
 	m.Wire = w
+	m.GeneratorCPULimitMillicores = limit
 	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, "generator floor: k6 against the null responder"
 }
 

@@ -3,9 +3,13 @@ package local
 import (
 	"errors"
 	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
+	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
@@ -15,6 +19,8 @@ type limits struct {
 	host   *cgroups.Host
 	run    *cgroups.Run // nil: not enforced (--no-limits)
 	groups map[string]*cgroups.Group
+	// k6's groups, by the load generator's total CPU and memory (one per sizing in use).
+	generators map[cgroups.Limits]*cgroups.Group
 }
 
 // noLimitsMessage is each target's limits message under --no-limits.
@@ -31,7 +37,7 @@ func enforceLimits(run *benchv1.BenchmarkRun, noLimits bool) (*limits, error) {
 		var r *cgroups.Run
 		h.Sweep() // a run killed with SIGKILL left its (empty) cgroups
 		if r, err = h.NewRun(run.Name); err == nil {
-			return &limits{host: h, run: r, groups: map[string]*cgroups.Group{}}, nil
+			return &limits{host: h, run: r, groups: map[string]*cgroups.Group{}, generators: map[cgroups.Limits]*cgroups.Group{}}, nil
 		}
 	}
 	return nil, limitsError(err)
@@ -86,6 +92,77 @@ func (l *limits) add(run *benchv1.BenchmarkRun, t benchv1.Target, cpus []int) (*
 	return g, nil
 }
 
+// group is the target's cgroup; nil under --no-limits or before it started.
+func (l *limits) group(target string) *cgroups.Group {
+	if l == nil {
+		return nil
+	}
+	return l.groups[target]
+}
+
+// generator is the cgroup k6 runs in for a trial sized by c (specs.RunnerSizing): the CPU
+// and memory of all its runners together, as the kubelet would hold them in a cluster, so
+// that a document that gives the runners 200m drives the same load here as there. Nil
+// under --no-limits.
+func (l *limits) generator(run *benchv1.BenchmarkRun, c sizing.Choice) (*cgroups.Group, error) {
+	if l.run == nil {
+		return nil, nil
+	}
+	runners := int64(max(c.Runners, 1))
+	mem := run.Spec.LoadGenerator.Resources.MemoryOrDefault()
+	want := cgroups.Limits{MilliCPU: runners * c.RunnerMillicores, MemoryBytes: runners * mem.Value()}
+	if g, ok := l.generators[want]; ok {
+		return g, nil
+	}
+	// A dot keeps the name apart from every target's (a DNS label).
+	g, err := l.run.Add(fmt.Sprintf("k6.%dm", want.MilliCPU), want)
+	if err != nil {
+		return nil, fmt.Errorf("the load generator's limits (spec.loadGenerator.resources): %w", err)
+	}
+	l.generators[want] = g
+	return g, nil
+}
+
+// generatorNote is what status.loadGeneratorSizing adds for the local mode, where one k6
+// process stands for the runners.
+func generatorNote(c benchv1.GeneratorSizing, run *benchv1.BenchmarkRun, enforced bool) string {
+	if !enforced {
+		return "; here one k6 process, not held to the runners' CPU and memory (--no-limits)"
+	}
+	runners := int64(max(c.Runners, 1))
+	mem := run.Spec.LoadGenerator.Resources.MemoryOrDefault()
+	return fmt.Sprintf("; here one k6 process held to the runners' total, CPU %dm and memory %s (a cgroup)",
+		runners*c.RunnerCPUMillicores, resource.NewQuantity(runners*mem.Value(), resource.BinarySI))
+}
+
+// throttledOver is what the CFS quota did to the group over the measured window, from its
+// counters at start and at end, as cAdvisor's are read in a cluster; ok is false when the
+// trial stopped first, a read failed, or g is nil (--no-limits).
+func throttledOver(g *cgroups.Group, start, end time.Time, stop <-chan struct{}) (d cgroups.Throttling, ok bool) {
+	if g == nil {
+		return d, false
+	}
+	at := func(t time.Time) (cgroups.Throttling, bool) {
+		select {
+		case <-time.After(time.Until(t)):
+		case <-stop:
+			return cgroups.Throttling{}, false
+		}
+		th, err := g.Throttling()
+		return th, err == nil
+	}
+	first, ok := at(start)
+	if !ok {
+		return d, false
+	}
+	last, ok := at(end)
+	if !ok {
+		return d, false
+	}
+	return cgroups.Throttling{Periods: last.Periods - first.Periods, ThrottledPeriods: last.ThrottledPeriods - first.ThrottledPeriods,
+		ThrottledMicros: last.ThrottledMicros - first.ThrottledMicros}, true
+}
+
 // describeLimits is the status's and the terminal's line for applied limits.
 func describeLimits(l *benchv1.LocalLimits, pinned int) string {
 	cpu := "no CPU limit"
@@ -117,7 +194,7 @@ func (l *limits) finish(run *benchv1.BenchmarkRun) error {
 		}
 	}
 	err := l.run.Remove()
-	l.run, l.groups = nil, nil
+	l.run, l.groups, l.generators = nil, nil, nil
 	return err
 }
 

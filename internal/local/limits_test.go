@@ -16,6 +16,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
 
@@ -113,7 +114,16 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	if mine, _ := os.ReadFile("/proc/self/cgroup"); strings.Contains(string(mine), "gauntlet-local-limits-") {
 		t.Errorf("this process stayed in the target's cgroup:\n%s", mine)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Over a window, as a trial reads it: a spinning process at 100m is throttled in
+	// (almost) every 100 ms period it runs.
+	from := time.Now().Add(100 * time.Millisecond)
+	th, ok := throttledOver(g, from, from.Add(400*time.Millisecond), nil)
+	if !ok || th.Periods < 3 || th.Periods > 6 || th.ThrottledPeriods < th.Periods-1 || th.ThrottledMicros <= 0 {
+		t.Errorf("throttling over 400 ms: %+v (%v), want about 4 periods, all throttled", th, ok)
+	}
+	if _, ok := throttledOver(nil, from, from, nil); ok {
+		t.Error("throttling read without a group")
+	}
 	rec := targetStatus(run, "spin").Limits
 	if rec == nil || !rec.Applied || rec.CPUQuotaMicros != 10_000 || rec.CPUPeriodMicros != 100_000 || rec.MemoryBytes != 64<<20 ||
 		!strings.Contains(rec.Cgroup, "gauntlet-local-limits-"+strconv.Itoa(os.Getpid())) {
@@ -132,5 +142,55 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	}
 	if _, err := os.Stat(strings.Fields(rec.Cgroup)[2]); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("cgroup %s left behind: %v", rec.Cgroup, err)
+	}
+}
+
+// k6 is held to its runners' total: one group per sizing in use, with the CPU and memory
+// of all the runners, and the status says so (or that --no-limits left it unheld).
+func TestGeneratorGroups(t *testing.T) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "generator"}}
+	mem := resource.MustParse("256Mi")
+	run.Spec.LoadGenerator.Resources.Memory = &mem
+	free, err := enforceLimits(run, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := free.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}); g != nil || err != nil {
+		t.Errorf("--no-limits: group %v, %v; want none", g, err)
+	}
+	two := benchv1.GeneratorSizing{LoadPoint: 500, Runners: 2, RunnerCPUMillicores: 100}
+	if got := generatorNote(two, run, false); !strings.Contains(got, "not held") || !strings.Contains(got, "--no-limits") {
+		t.Errorf("unheld note %q", got)
+	}
+	if got := generatorNote(two, run, true); !strings.Contains(got, "CPU 200m and memory 512Mi") {
+		t.Errorf("held note %q, want the two runners' 200m and 512Mi", got)
+	}
+	l, err := enforceLimits(run, false)
+	if os.Geteuid() != 0 {
+		if err == nil {
+			t.Fatal("unprivileged: limits enforced without root")
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = l.finish(run) }()
+	g, err := l.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Applied.QuotaMicros != 20_000 || g.Applied.PeriodMicros != 100_000 || g.Applied.MemoryBytes != 512<<20 {
+		t.Errorf("applied %+v, want 200m (20000 µs per 100000 µs) and 512Mi", g.Applied)
+	}
+	if again, _ := l.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}); again != g {
+		t.Error("the same sizing made a second group")
+	}
+	other, err := l.generator(run, sizing.Choice{Runners: 1, RunnerMillicores: 300})
+	if err != nil || other == g || other.Applied.QuotaMicros != 30_000 {
+		t.Errorf("another sizing: %+v, %v", other, err)
+	}
+	if _, err := l.add(run, limitedTarget("k6", "100m", "64Mi"), nil); err != nil {
+		t.Errorf("a target named k6 beside the generator's groups: %v", err)
 	}
 }

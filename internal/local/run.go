@@ -18,6 +18,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
@@ -135,6 +136,10 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 	if err != nil {
 		return nil, nil, err
 	}
+	// As the operator's accept phase: k6 is held to the runners' size (generatorFor).
+	if _, err := specs.LoadGeneratorSizing(run); err != nil {
+		return nil, nil, fmt.Errorf("the load generator cannot be sized: %w", err)
+	}
 	return plan.WithCalibration(trials), presets, nil
 }
 
@@ -181,6 +186,13 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		st.Trials = append(st.Trials, t.Status())
 	}
 	st.Progress = results.Progress(st.Trials)
+	if st.LoadGeneratorSizing, err = specs.LoadGeneratorSizing(run); err != nil {
+		return run, err
+	}
+	for i := range st.LoadGeneratorSizing {
+		z := &st.LoadGeneratorSizing[i]
+		z.Reason += generatorNote(*z, run, lim.run != nil)
+	}
 	r.cpus, st.Placement = placeCPUs(opts.SharedCPUs)
 	if len(opts.NullResponder) == 0 {
 		skipCalibration(st.Trials, "no null responder command given: no generator floor")

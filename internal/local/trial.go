@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,8 +16,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
@@ -75,6 +78,11 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	}
 	defer logFile.Close()
 	marker := newMarkerWriter(logFile, loadStartsMarker)
+	gen, limit, err := r.generatorFor(t, dir, marker)
+	if err != nil {
+		fail("%v", err)
+		return
+	}
 
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -93,13 +101,20 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		}
 	}()
 	usage := make(chan supervise.Usage, 1)
+	throttled := make(chan cgroups.Throttling, 1)
 	var measureStart time.Time
 	go func() {
 		select {
 		case t0 := <-marker.seen:
 			measureStart = t0.Add(p.Warmup())
-			usage <- supervise.SampleTree(proc.Pid(), measureStart, measureStart.Add(p.Measure()), supervise.SampleEvery, tctx.Done())
+			end := measureStart.Add(p.Measure())
+			go func() {
+				th, _ := throttledOver(r.limits.group(t.Target), measureStart, end, tctx.Done())
+				throttled <- th
+			}()
+			usage <- supervise.SampleTree(proc.Pid(), measureStart, end, supervise.SampleEvery, tctx.Done())
 		case <-tctx.Done():
+			throttled <- cgroups.Throttling{}
 			usage <- supervise.Usage{}
 		}
 	}()
@@ -107,9 +122,9 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	// The capture runs from before the warmup to after k6 has exited: which requests are
 	// measured is read from each request's phase header, not from the clock.
 	capture := r.startWire(proc.Port)
-	res, err := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: marker, CPUs: r.cpus.generator}.Run(tctx, p)
+	res, err := gen.Run(tctx, p)
 	cancel()
-	u := <-usage
+	u, th := <-usage, <-throttled
 	w := r.stopWire(capture)
 
 	lost := ""
@@ -142,14 +157,10 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	}
 	m := measurementOf(res)
 	m.Wire = w
-	// GeneratorBound is judged against the cores k6 could use: those it was pinned to, or
-	// every core of the machine when it runs unpinned (--shared-cpus, or pinning refused).
-	m.GeneratorCPULimitMillicores = int64(runtime.NumCPU()) * 1000
-	if n := len(r.cpus.generator); n > 0 {
-		m.GeneratorCPULimitMillicores = int64(n) * 1000
-	}
+	m.GeneratorCPULimitMillicores = limit
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
 	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
+	m.CPUPeriods, m.CPUThrottledPeriods = th.Periods, th.ThrottledPeriods
 	start, end := metav1.NewTime(measureStart), metav1.NewTime(measureStart.Add(p.Measure()))
 	t.Phase, t.Result, t.MeasureStart, t.MeasureEnd, t.Message = benchv1.TrialSucceeded, &m, &start, &end, ""
 	if u.Samples == 0 {
@@ -158,6 +169,29 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 	if w == nil && r.noWire != "" {
 		t.Message = strings.TrimPrefix(t.Message+"; "+r.noWire, "; ")
 	}
+}
+
+// generatorFor is the k6 of a trial and the CPU it is judged against for GeneratorBound:
+// pinned to the generator side's cores (every core when unpinned), and held to the CPU and
+// memory the spec gives its runners for the trial's load point (specs.RunnerSizing), as in
+// a cluster, unless --no-limits.
+func (r *runner) generatorFor(t *benchv1.Trial, dir string, out io.Writer) (k6.Runner, int64, error) {
+	gen := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: out, CPUs: r.cpus.generator}
+	limit := int64(runtime.NumCPU()) * 1000
+	if n := len(r.cpus.generator); n > 0 {
+		limit = int64(n) * 1000
+	}
+	c, err := specs.RunnerSizing(r.run, t.LoadPoint)
+	if err != nil {
+		return gen, limit, err
+	}
+	if gen.Cgroup, err = r.limits.generator(r.run, c); err != nil {
+		return gen, limit, err
+	}
+	if gen.Cgroup != nil {
+		limit = min(limit, int64(max(c.Runners, 1))*c.RunnerMillicores)
+	}
+	return gen, limit, nil
 }
 
 // trialPlan is the k6 plan of a trial (plan.K6Plan) with the local mode's tags.

@@ -22,6 +22,9 @@ type cadvisorPod struct {
 	cpu                       []float64 // the 8 intervals inside the window
 	memBefore, memAfter       float64
 	mem                       []float64 // the 9 scrapes from start to end, both included
+	// CFS periods and throttled periods per interval inside the window (outside it: twice
+	// as many); no CFS series when periods is 0, as for a container without a CPU quota.
+	periods, throttled float64
 }
 
 // series renders the counter and the gauge with the labels the kubelet's cAdvisor
@@ -37,7 +40,9 @@ func (c cadvisorPod) series(start time.Time, scrape time.Duration) []series {
 		return l
 	}
 	cpu, mem := series{Labels: labels(cpuSeconds)}, series{Labels: labels(workingSet)}
+	periods, throttled := series{Labels: labels(cfsPeriods)}, series{Labels: labels(cfsThrottl)}
 	used := 1000.0 // CPU seconds the container used before this excerpt
+	ran, waited := 5000.0, 700.0
 	for i := -4; i <= len(c.cpu)+4; i++ {
 		at := start.Add(time.Duration(i) * scrape)
 		if i > -4 { // the interval that ends at this scrape
@@ -57,8 +62,20 @@ func (c cadvisorPod) series(start time.Time, scrape time.Duration) []series {
 		}
 		cpu.Samples = append(cpu.Samples, sample{At: at, V: used})
 		mem.Samples = append(mem.Samples, sample{At: at, V: bytes})
+		if i > -4 {
+			k := 1.0
+			if i <= 0 || i > len(c.cpu) {
+				k = 2
+			}
+			ran, waited = ran+k*c.periods, waited+k*c.throttled
+		}
+		periods.Samples = append(periods.Samples, sample{At: at, V: ran})
+		throttled.Samples = append(throttled.Samples, sample{At: at, V: waited})
 	}
-	return []series{cpu, mem}
+	if c.periods == 0 {
+		return []series{cpu, mem}
+	}
+	return []series{cpu, mem, periods, throttled}
 }
 
 func flat(n int, v float64) []float64 {
@@ -79,7 +96,8 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	appA := cadvisorPod{namespace: "bench", pod: "gauntlet-go-6b7c9-x2x4q", container: "app",
 		cpuBefore: 3, cpuAfter: 4, cpu: []float64{0.5, 0.75, 1.25, 0.5, 0.25, 1, 0.75, 0.5},
 		memBefore: 1024 * mib, memAfter: 2048 * mib,
-		mem: []float64{200 * mib, 210 * mib, 230 * mib, 260 * mib, 250 * mib, 240 * mib, 245 * mib, 250 * mib, 255 * mib}}
+		mem:     []float64{200 * mib, 210 * mib, 230 * mib, 260 * mib, 250 * mib, 240 * mib, 245 * mib, 250 * mib, 255 * mib},
+		periods: 150, throttled: 40}
 	appB := cadvisorPod{namespace: "bench", pod: "gauntlet-go-6b7c9-kd8wz", container: "app",
 		cpuBefore: 3, cpuAfter: 4, cpu: []float64{0.25, 0.25, 0.5, 0.25, 0.25, 0.25, 0.25, 0.25},
 		memBefore: 1024 * mib, memAfter: 2048 * mib,
@@ -88,7 +106,7 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	// app's use), another target's pod in the namespace, the same pod name elsewhere.
 	noise := func(ns, pod, container string, cores, bytes float64) cadvisorPod {
 		return cadvisorPod{namespace: ns, pod: pod, container: container, cpuBefore: cores, cpuAfter: cores,
-			cpu: flat(8, cores), memBefore: bytes, memAfter: bytes, mem: flat(9, bytes)}
+			cpu: flat(8, cores), memBefore: bytes, memAfter: bytes, mem: flat(9, bytes), periods: 100, throttled: 100}
 	}
 	var all []series
 	for _, c := range []cadvisorPod{appA, appB,
@@ -111,8 +129,9 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	// CPU: (5.5 + 2.25) core-intervals of 15 s over 120 s = 0.96875 cores; the busiest
 	// interval is the third: 1.25 + 0.5 cores.
 	// Memory: the 9 scrapes' sums (350, 360, 380, 440, 400, 390, 395, 400, 405 MiB).
+	// CFS: pod A's 8 intervals of 150 periods, 40 throttled; pod B has no quota.
 	want := benchv1.Measurement{CPUMillicores: 969, CPUPeakMillicores: 1750,
-		MemoryBytes: int64(math.Round(3520.0 * mib / 9)), MemoryPeakBytes: 440 * mib}
+		MemoryBytes: int64(math.Round(3520.0 * mib / 9)), MemoryPeakBytes: 440 * mib, CPUPeriods: 1200, CPUThrottledPeriods: 320}
 	if m != want {
 		t.Errorf("got  %+v\nwant %+v", m, want)
 	}

@@ -25,6 +25,8 @@ const (
 	k6Dropped  = "k6_dropped_iterations_total"
 	cpuSeconds = "container_cpu_usage_seconds_total"
 	workingSet = "container_memory_working_set_bytes"
+	cfsPeriods = "container_cpu_cfs_periods_total"
+	cfsThrottl = "container_cpu_cfs_throttled_periods_total"
 )
 
 // selector renders metric{k="v",...} with every value quoted; matchers are pairs of
@@ -153,6 +155,11 @@ func MemoryPeakQuery(namespace, podRegex string, window, scrape time.Duration) s
 
 func memory(over string, of seriesOf, namespace, podRegex string, window, scrape time.Duration) string {
 	return over + "(sum(" + of(workingSet, namespace, podRegex) + ")[" + promDuration(window) + ":" + promDuration(scrape) + "])"
+}
+
+// increaseOf is a counter's increase over the window, summed over the target's series.
+func increaseOf(metric string, of seriesOf, namespace, podRegex string, window time.Duration) string {
+	return "sum(increase(" + of(metric, namespace, podRegex) + "[" + promDuration(window) + "]))"
 }
 
 // RunnerCPUMaxQuery is the busiest k6 runner's mean CPU use in cores over the window: each

@@ -173,6 +173,7 @@ func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measure
 	m.CPUPeakMillicores = max(m.CPUMillicores, int64(math.Round(e.value(cpuPeak(of, q.Namespace, q.PodRegex, window, scrape)).v*1000)))
 	m.MemoryBytes = int64(math.Round(e.value(memory("avg_over_time", of, q.Namespace, q.PodRegex, window, scrape)).v))
 	m.MemoryPeakBytes = int64(math.Round(e.value(memory("max_over_time", of, q.Namespace, q.PodRegex, window, scrape)).v))
+	m.CPUPeriods, m.CPUThrottledPeriods = e.throttling(of, q.Namespace, q.PodRegex, window)
 	if note != "" {
 		note = "target " + note
 	}
@@ -231,6 +232,27 @@ func (r *Reader) Generator(ctx context.Context, q TrialQuery, m *benchv1.Measure
 		note = "runner " + note
 	}
 	return note, e.err
+}
+
+// throttling is the CFS periods and throttled periods of the target's containers over the
+// window, or over the window padded as widen pads it when cAdvisor's samples are sparse
+// (both over the same interval, so their ratio holds). Zero when the container has no CPU
+// quota: cAdvisor then exports no CFS series.
+func (e *evaluator) throttling(of seriesOf, namespace, podRegex string, window time.Duration) (periods, throttled int64) {
+	read := func(ev *evaluator, w time.Duration) (result, result) {
+		return ev.value(increaseOf(cfsPeriods, of, namespace, podRegex, w)), ev.value(increaseOf(cfsThrottl, of, namespace, podRegex, w))
+	}
+	p, th := read(e, window)
+	if e.err == nil && p.absent {
+		wide := *e
+		wide.at = e.at.Add(HousekeepingPad)
+		p, th = read(&wide, window+2*HousekeepingPad)
+		e.err = wide.err
+	}
+	if e.err != nil || p.absent {
+		return 0, 0
+	}
+	return int64(math.Round(p.v)), int64(math.Round(th.v))
 }
 
 // evaluator runs instant queries at one time and keeps the first error, so a sequence of

@@ -152,3 +152,46 @@ spec:
 	t.Logf("flags %v, achieved %d milli-req/s, generator CPU from trials: %d millicores", r.Flags,
 		r.AchievedMilliRPS.Median, run.Status.Trials[1].Result.GeneratorCPUMillicores)
 }
+
+// The same document means the same here as in a cluster: k6 is held to the CPU the spec
+// gives its runners, so 1,000 req/s from a 100m runner is generator-bound here too, where
+// an unheld k6 on a whole core drives it easily.
+func TestGeneratorHeldToItsRunners(t *testing.T) {
+	testenv.Long(t)
+	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: generator-held}
+spec:
+  targets: [{name: nginx, preset: nginx}]
+  scenarios: [{name: ping, workload: ping}]
+  loadGenerator: {resources: {cpu: 100m, memory: 512Mi}}
+  load: {rates: [1000], maxVUs: 50, warmup: 1s, duration: 3s, repetitions: 1}
+`, nil)
+	if code := c.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("exit status %d\n%s", code, c.stderr.String())
+	}
+	run := c.status(t)
+	sz := run.Status.LoadGeneratorSizing
+	if len(sz) != 1 || sz[0].Runners != 1 || sz[0].RunnerCPUMillicores != 100 ||
+		!strings.Contains(sz[0].Reason, "held to the runners' total, CPU 100m and memory 512Mi") {
+		t.Fatalf("status.loadGeneratorSizing %+v", sz)
+	}
+	for _, tr := range run.Status.Trials {
+		m := tr.Result
+		if tr.Phase != benchv1.TrialSucceeded || m == nil {
+			t.Fatalf("trial %s: phase %s, message %q", tr.Name, tr.Phase, tr.Message)
+		}
+		// The CFS quota holds k6's mean over the window to its 100m, give or take a period.
+		if m.GeneratorCPULimitMillicores != 100 || m.GeneratorCPUMillicores > 120 {
+			t.Errorf("trial %s: k6 used %dm against a limit of %dm; want the runner's 100m, held", tr.Name, m.GeneratorCPUMillicores, m.GeneratorCPULimitMillicores)
+		}
+	}
+	if len(run.Status.Results) != 1 {
+		t.Fatalf("%d rows", len(run.Status.Results))
+	}
+	r := run.Status.Results[0]
+	if r.Valid || !slices.Contains(r.Flags, "GeneratorBound") {
+		t.Errorf("row valid %v, flags %v: a 100m k6 cannot drive 1,000 req/s and must say so", r.Valid, r.Flags)
+	}
+	t.Logf("flags %v, achieved %d milli-req/s", r.Flags, r.AchievedMilliRPS.Median)
+}
