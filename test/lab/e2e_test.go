@@ -172,6 +172,7 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 			conditions(run.Status.Conditions), l.command(t, l.kubectl(), "-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
 	}
 	l.keepStatus(t, &run)
+	l.logNodeLoad(t, &run)
 	checkRows(t, &run, sc.errors)
 	checkWire(t, &run, sc.errors)
 	if run.Status.Headline == "" {
