@@ -10,7 +10,7 @@ import (
 func row(target string, p50, p99 int64, valid bool, flags ...string) benchv1.ResultRow {
 	return benchv1.ResultRow{Target: target, Scenario: "ping", LoadPoint: 100, Repetitions: 1, Valid: valid, Flags: flags,
 		LatencySource: benchv1.LatencyWire, AchievedMilliRPS: benchv1.Stat{Median: 100_000},
-		Wire:          &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: p50}, P99Micros: benchv1.Stat{Median: p99}}}
+		Wire: &benchv1.LatencyStats{P50Micros: benchv1.Stat{Median: p50}, P99Micros: benchv1.Stat{Median: p99}}}
 }
 
 func TestTableJudgesTheGoal(t *testing.T) {

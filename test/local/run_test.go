@@ -154,8 +154,8 @@ spec:
 }
 
 // The same document means the same here as in a cluster: k6 is held to the CPU the spec
-// gives its runners, so 1,000 req/s from a 100m runner is generator-bound here too, where
-// an unheld k6 on a whole core drives it easily.
+// gives its runners, so a 100m runner cannot offer 1,000 req/s here either, where an
+// unheld k6 on a whole core offers it easily.
 func TestGeneratorHeldToItsRunners(t *testing.T) {
 	testenv.Long(t)
 	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
@@ -189,9 +189,15 @@ spec:
 	if len(run.Status.Results) != 1 {
 		t.Fatalf("%d rows", len(run.Status.Results))
 	}
+	// With the wire as the record, a k6 that fell behind shows as the rate it could not
+	// offer, as in a cluster (docs/measurement.md, "Validity").
 	r := run.Status.Results[0]
-	if r.Valid || !slices.Contains(r.Flags, "GeneratorBound") {
-		t.Errorf("row valid %v, flags %v: a 100m k6 cannot drive 1,000 req/s and must say so", r.Valid, r.Flags)
+	behind := slices.ContainsFunc(r.Flags, func(f string) bool {
+		return f == "GeneratorBound" || f == "DroppedIterations" || f == "RateShortfall"
+	})
+	if r.Valid || !behind || r.AchievedMilliRPS.Median >= 990_000 {
+		t.Errorf("row valid %v, flags %v, achieved %d milli-req/s: a 100m k6 cannot drive 1,000 req/s and must say so",
+			r.Valid, r.Flags, r.AchievedMilliRPS.Median)
 	}
 	t.Logf("flags %v, achieved %d milli-req/s", r.Flags, r.AchievedMilliRPS.Median)
 }
