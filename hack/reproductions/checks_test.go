@@ -71,7 +71,7 @@ func TestDecide(t *testing.T) {
 		{"not the highest", check{Kind: "ratio", Doc: "ka", Scenario: "s", Metric: "rps", Point: -1, A: "node", B: "py", Ratio: 3},
 			NotReproduced, "falls short over every repetition"},
 		{"a failed row is refused", check{Kind: "ratio", Doc: "failed", Scenario: "s", Metric: "rps", A: "node", B: "flask", Ratio: 3.6},
-			NotComparable, "flask's requests mostly failed (100% errors)"},
+			NotComparable, "flask's requests mostly failed (100% errors in its worst repetition"},
 		{"a failed row's max is not a latency", check{Kind: "ratio", Doc: "failed", Scenario: "s", Metric: "p99", A: "flask", B: "node"},
 			NotComparable, "mostly failed"},
 		{"a failed row still shows its errors", check{Kind: "errors", Doc: "pgb", Scenario: "s", Targets: []string{"go"}, Clean: []string{"nodejs"}},
@@ -161,8 +161,9 @@ func TestClaimNeedsCheckOrReason(t *testing.T) {
 	}
 }
 
-// The last run's rows render: the seeds' claims decided from them, a MostlyFailed row shown
-// invalid though it was recorded before the flag.
+// The last run's rows render: the seeds' claims decided from them, each row from its 3
+// repetitions; a row with one failed repetition shown invalid, its reason naming the worst
+// repetition rather than the median of 0%.
 func TestLastRun(t *testing.T) {
 	dir := t.TempDir()
 	if err := generate("testdata/last-run", "published.yaml", dir+"/out.md"); err != nil {
@@ -170,14 +171,18 @@ func TestLastRun(t *testing.T) {
 	}
 	out := readFile(t, dir+"/out.md")
 	for _, want := range []string{
-		"| flask | db-read | 10 conn | 1 | 1.0 | k6 |",
+		"| flask-16 | primes | 10 conn | 3 | 1.0 | k6 |",
 		"no: MostlyFailed",
-		"flask's requests mostly failed (100% errors)",
-		"1 repetition(s), 3 needed",
+		"flask's requests mostly failed (100% errors in its worst repetition, 0% the median)",
+		"**reproduced**",
+		"**not reproduced**",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	if strings.Contains(out, "3 needed") {
+		t.Error("a claim was read from fewer than 3 repetitions")
 	}
 	if strings.Contains(out, "not run (the samples tier left no results") {
 		t.Error("a document of the last run is missing from testdata")

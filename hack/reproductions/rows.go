@@ -72,7 +72,10 @@ func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
 		return v, ""
 	}
 	if mostlyFailed(row) {
-		return v, fmt.Sprintf("%s's requests mostly failed (%s errors): its figures are of failures", row.Target, units.FormatPPM(row.ErrorRatePPM.Median))
+		// The flag marks a row where any repetition mostly failed: name the worst, since the
+		// median of the others can be 0%.
+		return v, fmt.Sprintf("%s's requests mostly failed (%s errors in its worst repetition, %s the median): its figures are of failures",
+			row.Target, units.FormatPPM(row.ErrorRatePPM.Max), units.FormatPPM(row.ErrorRatePPM.Median))
 	}
 	closed := r.BR.Spec.Load.Model == benchv1.LoadModelClosed
 	for _, f := range row.Flags {
