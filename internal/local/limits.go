@@ -108,9 +108,7 @@ func (l *limits) generator(run *benchv1.BenchmarkRun, c sizing.Choice) (*cgroups
 	if l.run == nil {
 		return nil, nil
 	}
-	runners := int64(max(c.Runners, 1))
-	mem := run.Spec.LoadGenerator.Resources.MemoryOrDefault()
-	want := cgroups.Limits{MilliCPU: runners * c.RunnerMillicores, MemoryBytes: runners * mem.Value()}
+	want := generatorTotal(run, c.Runners, c.RunnerMillicores)
 	if g, ok := l.generators[want]; ok {
 		return g, nil
 	}
@@ -129,10 +127,16 @@ func generatorNote(c benchv1.GeneratorSizing, run *benchv1.BenchmarkRun, enforce
 	if !enforced {
 		return "; here one k6 process, not held to the runners' CPU and memory (--no-limits)"
 	}
-	runners := int64(max(c.Runners, 1))
-	mem := run.Spec.LoadGenerator.Resources.MemoryOrDefault()
+	want := generatorTotal(run, c.Runners, c.RunnerCPUMillicores)
 	return fmt.Sprintf("; here one k6 process held to the runners' total, CPU %dm and memory %s (a cgroup)",
-		runners*c.RunnerCPUMillicores, resource.NewQuantity(runners*mem.Value(), resource.BinarySI))
+		want.MilliCPU, resource.NewQuantity(want.MemoryBytes, resource.BinarySI))
+}
+
+// generatorTotal is the CPU and memory of all of a load point's runners together.
+func generatorTotal(run *benchv1.BenchmarkRun, runners int32, milliCPU int64) cgroups.Limits {
+	n := int64(max(runners, 1))
+	mem := run.Spec.LoadGenerator.Resources.MemoryOrDefault()
+	return cgroups.Limits{MilliCPU: n * milliCPU, MemoryBytes: n * mem.Value()}
 }
 
 // throttledOver is what the CFS quota did to the group over the measured window, from its

@@ -136,8 +136,9 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 	if err != nil {
 		return nil, nil, err
 	}
-	// As the operator's accept phase: k6 is held to the runners' size (generatorFor).
-	if _, err := specs.LoadGeneratorSizing(run); err != nil {
+	// As the operator's accept phase: the runners' sizes go in the status, and k6 is held
+	// to them (generatorFor).
+	if run.Status.LoadGeneratorSizing, err = specs.LoadGeneratorSizing(run); err != nil {
 		return nil, nil, fmt.Errorf("the load generator cannot be sized: %w", err)
 	}
 	return plan.WithCalibration(trials), presets, nil
@@ -186,10 +187,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		st.Trials = append(st.Trials, t.Status())
 	}
 	st.Progress = results.Progress(st.Trials)
-	if st.LoadGeneratorSizing, err = specs.LoadGeneratorSizing(run); err != nil {
-		return run, err
-	}
-	for i := range st.LoadGeneratorSizing {
+	for i := range st.LoadGeneratorSizing { // sized by PrepareRun
 		z := &st.LoadGeneratorSizing[i]
 		z.Reason += generatorNote(*z, run, lim.run != nil)
 	}

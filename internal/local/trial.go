@@ -189,7 +189,7 @@ func (r *runner) generatorFor(t *benchv1.Trial, dir string, out io.Writer) (k6.R
 		return gen, limit, err
 	}
 	if gen.Cgroup != nil {
-		limit = min(limit, int64(max(c.Runners, 1))*c.RunnerMillicores)
+		limit = min(limit, generatorTotal(r.run, c.Runners, c.RunnerMillicores).MilliCPU)
 	}
 	return gen, limit, nil
 }
