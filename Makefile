@@ -17,7 +17,7 @@ deps lint verify-generated: export GOGC := $(BUILD_GOGC)
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: release-snapshot all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator modes lab-up lab-down lab-test lab-test-core
+.PHONY: release-snapshot all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator modes lab-up lab-down lab-test lab-seeds lab-test-core
 
 all: build
 
@@ -110,12 +110,12 @@ reproductions: ## Run every sample as the samples tier does, REPRO_REPETITIONS (
 	echo "after: $$(cut -d' ' -f1-3 /proc/loadavg)" >> .cache/reproductions/machine.txt; \
 	go run ./hack/reproductions -in .cache/reproductions -out docs/reproductions.md; exit $$status
 
-modes: ## After make lab-test: run each document the lab applied here in the local mode (limits on as root) and print its rows beside the cluster's (hack/modes).
+modes: ## After make lab-seeds (or lab-test): run each document the lab applied here in the local mode (limits on as root) and print its rows beside the cluster's (hack/modes). MODES_ARGS=--shared-cpus: the lab's placement.
 	hack/k6.sh >/dev/null
 	go build -o bin/gauntlet ./cmd/gauntlet
 	for st in .cache/lab/applied/*.status.yaml; do \
 	  doc="$${st%.status.yaml}"; name="$$(basename "$$doc")"; rm -rf ".cache/modes/$$name"; \
-	  bin/gauntlet run --local -f "$$doc.yaml" --out ".cache/modes/$$name" >".cache/modes-$$name.log" 2>&1 || true; \
+	  bin/gauntlet run --local $(MODES_ARGS) -f "$$doc.yaml" --out ".cache/modes/$$name" >".cache/modes-$$name.log" 2>&1 || true; \
 	  go run ./hack/modes -cluster "$$st" -local ".cache/modes/$$name" || exit 1; echo; \
 	done
 
@@ -144,6 +144,14 @@ lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three opera
 	# seeds; the schedule demo's lane (docs/lab.md); the other drills.
 	GOGC=$(BUILD_GOGC) hack/lab/binaries.sh "$$(hack/lab/prebuild.sh running && echo lab || echo all)"
 	go test -count=1 -tags lab,labfull -timeout 60m -parallel 3 -json ./test/lab/ | go run ./hack/testdigest
+
+lab-seeds: ## The lab tier's seed documents alone, on a quiet node: the cluster side of make modes (about 25 minutes).
+	hack/lab/prebuild.sh wait
+	hack/lab/packages.sh
+	GOGC=$(BUILD_GOGC) hack/lab/binaries.sh all
+	go test -count=1 -tags lab,labfull -timeout 60m -json \
+	  -run 'TestLab/^(node_ready_with_both_pools|helm_install_of_the_chart|seeds_and_failure_drills)$$/^seeds$$/seed-' \
+	  ./test/lab/ | go run ./hack/testdigest
 
 lab-test-core: ## The lab tier without the operators: node, restricted pod, targets, clean teardown.
 	hack/lab/packages.sh

@@ -67,6 +67,7 @@ type world struct {
 	depNever   map[string]bool            // Deployments (namespace/name) whose pod never becomes available
 	depNoNode  map[string]bool            // Deployments (namespace/name) whose pod no node can take
 	depPods    map[string]podPlace        // Deployments (namespace/name) whose running pod the kubelet makes first
+	runnerNode string                     // the node runner pods are placed on ("": not placed)
 	summaries  map[string]k6.Result       // k6's exact summary per TestRun
 	trs        map[string]*k6Runner       // TestRuns with runners going
 	seen       map[string]map[string]bool // namespace → TestRun name/UID pairs seen
@@ -368,12 +369,15 @@ func (w *world) createRunners(ctx context.Context, tr *unstructured.Unstructured
 	if raw, ok, _ := unstructured.NestedMap(tr.Object, "spec", "runner", "resources"); ok {
 		_ = runtime.DefaultUnstructuredConverter.FromUnstructured(raw, &resources)
 	}
+	w.mu.Lock()
+	node := w.runnerNode
+	w.mu.Unlock()
 	for i := 1; i <= int(max(n, 1)); i++ {
 		p := &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: runnerPodName(tr, i), Namespace: tr.GetNamespace(),
 				Labels:          map[string]string{"app": "k6", "k6_cr": tr.GetName(), "runner": "true"},
 				OwnerReferences: []metav1.OwnerReference{{APIVersion: "k6.io/v1alpha1", Kind: "TestRun", Name: tr.GetName(), UID: tr.GetUID()}}},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "k6", Image: "grafana/k6:1.8.1", Resources: resources}}}}
+			Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "k6", Image: "grafana/k6:1.8.1", Resources: resources}}}}
 		if err := w.c.Create(ctx, p); err != nil || !unschedulable {
 			continue
 		}

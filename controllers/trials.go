@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -202,9 +203,10 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 		}
 		return ctrl.Result{}, fmt.Errorf("trial %s: %w", t.Name, err)
 	}
-	if why := r.recordWire(mctx, run, t, &m); why != "" {
-		note = strings.TrimSuffix(why+"; "+note, "; ") // first: the other notes may be clipped
-	}
+	// The wire's and the placement's notes first: the others may be clipped.
+	notes := slices.DeleteFunc([]string{r.recordWire(mctx, run, t, &m), r.sharedNodes(mctx, run, t, pods, &m), note},
+		func(s string) bool { return s == "" })
+	note = strings.Join(notes, "; ")
 	if why := results.SeriesBeyondWire(m); why != "" {
 		return r.failTrialFor(s, t, ReasonSeriesBeyondWire, why)
 	}

@@ -77,8 +77,8 @@ func EnsureWireToken(ctx context.Context, c client.Client, namespace, name strin
 	return token, nil
 }
 
-// wireTarget is a trial's target pods (running, with an address) and its port.
-func (r *BenchmarkRunReconciler) wireTarget(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) ([]corev1.Pod, int, error) {
+// targetPods is a trial's target pods (running, with an address) and its port.
+func (r *BenchmarkRunReconciler) targetPods(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) ([]corev1.Pod, int, error) {
 	port := int(specs.PresetPort)
 	if !t.Calibration {
 		port = int(specs.TargetPort(targetSpec(run, t.Target)))
@@ -132,7 +132,7 @@ func (r *BenchmarkRunReconciler) startWire(ctx context.Context, run *benchv1.Ben
 	if r.Wire == nil {
 		return
 	}
-	pods, port, err := r.wireTarget(ctx, run, t)
+	pods, port, err := r.targetPods(ctx, run, t)
 	warmup, measure := plan.Windows(&run.Spec, plan.FromStatus(t))
 	life := warmup + measure + r.Timeouts.TrialStart + r.Timeouts.TrialFinish + time.Minute
 	seconds := min(int(life/time.Second), wireagent.MaxSeconds)
@@ -153,7 +153,7 @@ func (r *BenchmarkRunReconciler) startWire(ctx context.Context, run *benchv1.Ben
 // readWire stops the trial's captures and merges their figures (one per target pod). why
 // says what was missing when there are none.
 func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (*benchv1.WireLatency, string) {
-	pods, _, err := r.wireTarget(ctx, run, t)
+	pods, _, err := r.targetPods(ctx, run, t)
 	if err != nil {
 		return nil, err.Error()
 	}

@@ -118,6 +118,8 @@ func TestWireCaptureToStatus(t *testing.T) {
 		{"complete", "node-a", "10.1.0.7", 0, benchv1.LatencyWire, metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
 		{"no-agent", "node-b", "10.1.0.8", 0, benchv1.LatencyGenerator, metav1.ConditionFalse, ReasonWireMissing, "no wire agent runs on node node-b"},
 		{"short", "node-a", "10.1.0.9", 1, benchv1.LatencyGenerator, metav1.ConditionFalse, ReasonWireIncomplete, "wire capture incomplete"},
+		// The runner placed on the target's node: the trial and the row say so.
+		{"beside", "node-a", "10.1.0.11", 0, benchv1.LatencyWire, metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
 		// A writer that is not the trial's runner pushes 5,000 requests answered in 250 ms
 		// under its testid while it measures: the capture is whole, so the run fails.
 		{"forged", "node-a", "10.1.0.10", 0, "", metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
@@ -131,6 +133,10 @@ func TestWireCaptureToStatus(t *testing.T) {
 		// The target's one pod runs on its node before its Deployment is available.
 		fakes.mu.Lock()
 		fakes.depPods[ns+"/"+specs.TargetName(run, "go")] = podPlace{c.node, c.ip}
+		fakes.runnerNode = ""
+		if c.name == "beside" {
+			fakes.runnerNode = c.node
+		}
 		fakes.mu.Unlock()
 		if err := env.Client.Create(ctx, run); err != nil {
 			t.Fatal(err)
@@ -156,8 +162,14 @@ func TestWireCaptureToStatus(t *testing.T) {
 		switch c.name {
 		case "complete":
 			if m.Wire == nil || m.Wire.Requests != m.Requests || m.Requests == 0 || row.Wire == nil ||
-				row.Wire.P50Micros.Median != 100 || row.Wire.MaxMicros.Median != 2000 || strings.Contains(trial.Message, "wire capture") {
+				row.Wire.P50Micros.Median != 100 || row.Wire.MaxMicros.Median != 2000 || strings.Contains(trial.Message, "wire capture") ||
+				len(m.SharedNodes) != 0 {
 				t.Errorf("complete: measurement %+v wire %+v, row wire %+v, message %q", m, m.Wire, row.Wire, trial.Message)
+			}
+		case "beside":
+			if !slices.Equal(m.SharedNodes, []string{"node-a"}) || !strings.Contains(trial.Message, "ran on node node-a beside target pod") ||
+				!strings.Contains(row.Message, "k6 ran beside the target on node node-a in 1 of 1 repetitions") || !row.Valid {
+				t.Errorf("beside: shared nodes %v, trial message %q, row message %q, valid %v", m.SharedNodes, trial.Message, row.Message, row.Valid)
 			}
 		case "no-agent":
 			if m.Wire != nil || !strings.Contains(trial.Message, "node-b") {

@@ -295,6 +295,13 @@ type Measurement struct {
 	CPUPeriods int64 `json:"cpuPeriods,omitempty"`
 	// +optional
 	CPUThrottledPeriods int64 `json:"cpuThrottledPeriods,omitempty"`
+	// SharedNodes are the nodes on which one of the trial's k6 runners ran beside a pod of
+	// its target (in a cluster): there the two shared the node's CPUs, so the target's
+	// latency includes its waits for a CPU behind the generator. The local mode keeps them
+	// on disjoint CPUs instead (status.placement). Absent when they ran apart.
+	// +optional
+	// +listType=set
+	SharedNodes []string `json:"sharedNodes,omitempty"`
 	// GeneratorCPUMillicores is the load generator's own mean CPU use over the window: the
 	// busiest k6 runner's (cAdvisor) in a cluster, the k6 process's locally.
 	// +optional

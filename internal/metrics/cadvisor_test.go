@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -132,7 +133,7 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	// CFS: pod A's 8 intervals of 150 periods, 40 throttled; pod B has no quota.
 	want := benchv1.Measurement{CPUMillicores: 969, CPUPeakMillicores: 1750,
 		MemoryBytes: int64(math.Round(3520.0 * mib / 9)), MemoryPeakBytes: 440 * mib, CPUPeriods: 1200, CPUThrottledPeriods: 320}
-	if m != want {
+	if !reflect.DeepEqual(m, want) {
 		t.Errorf("got  %+v\nwant %+v", m, want)
 	}
 	t.Logf("cpu mean %d m, peak %d m; memory mean %d B, peak %d B", m.CPUMillicores, m.CPUPeakMillicores, m.MemoryBytes, m.MemoryPeakBytes)
@@ -143,7 +144,7 @@ func TestResourcesFromCAdvisor(t *testing.T) {
 	if _, err := r.Resources(context.Background(), q, &m); err != nil {
 		t.Fatal(err)
 	}
-	if want := (benchv1.Measurement{CPUMillicores: 281, CPUPeakMillicores: 500, MemoryBytes: int64(math.Round(1380.0 * mib / 9)), MemoryPeakBytes: 180 * mib}); m != want {
+	if want := (benchv1.Measurement{CPUMillicores: 281, CPUPeakMillicores: 500, MemoryBytes: int64(math.Round(1380.0 * mib / 9)), MemoryPeakBytes: 180 * mib}); !reflect.DeepEqual(m, want) {
 		t.Errorf("pod %s: got %+v, want %+v", appB.pod, m, want)
 	}
 }
@@ -169,14 +170,15 @@ func TestResourcesFallBackToThePodCgroup(t *testing.T) {
 	if _, err := r.Resources(context.Background(), q, &m); err != nil {
 		t.Fatal(err)
 	}
-	if want := (benchv1.Measurement{CPUMillicores: 500, CPUPeakMillicores: 500, MemoryBytes: 100 * mib, MemoryPeakBytes: 100 * mib}); m != want {
+	if want := (benchv1.Measurement{CPUMillicores: 500, CPUPeakMillicores: 500, MemoryBytes: 100 * mib, MemoryPeakBytes: 100 * mib}); !reflect.DeepEqual(m, want) {
 		t.Errorf("got %+v, want %+v (the pod cgroup, without the pause container)", m, want)
 	}
 }
 
 // A loaded node's cAdvisor stamps a container's counters 17-19 s apart, so a 30 s window
 // can hold a single sample: the CPU is then read from the samples just around the window
-// (within HousekeepingPad), and the note says so. Here 2 s before, once inside, 6 s after.
+// (within HousekeepingPad), from each series' first and last sample there, and the note
+// says so. Here 2 s before, once inside, 6 s after.
 func TestResourcesWidenPastSparseSamples(t *testing.T) {
 	testenv.Long(t)
 	end := time.Now().Truncate(time.Second).Add(-20 * time.Minute)
@@ -193,7 +195,13 @@ func TestResourcesWidenPastSparseSamples(t *testing.T) {
 		}
 		return []series{c, mem}
 	}
-	pushSeries(t, append(cpu("gauntlet-go-1a2b3-q7x2z", 10, 20, 30.8), cpu("gauntlet-go-ping-100-r1-abc-1-zzzzz", 5, 8, 10.7)...))
+	all := append(cpu("gauntlet-go-1a2b3-q7x2z", 10, 20, 30.8), cpu("gauntlet-go-ping-100-r1-abc-1-zzzzz", 5, 8, 10.7)...)
+	// A second runner whose container started after the padded range began: sampled 12 s
+	// into the window and 5 s past it, at 800m. rate() over the padded 70 s would divide
+	// its increase by all 70 s and read about 570m; the slope reads 800m.
+	late := series{Labels: labels(cpuSeconds, "gauntlet-go-ping-100-r1-abc-2-yyyyy")}
+	late.Samples = []sample{{At: start.Add(12 * time.Second), V: 6}, {At: end.Add(5 * time.Second), V: 6 + 0.8*23}}
+	pushSeries(t, append(all, late))
 	r := newTestReader(t)
 	r.ScrapeInterval = 5 * time.Second
 	q := TrialQuery{Start: start, End: end, Namespace: "sparse", PodRegex: "gauntlet-go-[a-z0-9]+-[a-z0-9]+",
@@ -208,7 +216,7 @@ func TestResourcesWidenPastSparseSamples(t *testing.T) {
 		t.Errorf("cpu %d m (want about %d), note %q", m.CPUMillicores, want, note)
 	}
 	note, err = r.Generator(context.Background(), q, &m)
-	if want := int64(150); err != nil || m.GeneratorCPUMillicores < want*98/100 || m.GeneratorCPUMillicores > want*102/100 || !strings.HasPrefix(note, "runner CPU read") {
+	if want := int64(800); err != nil || m.GeneratorCPUMillicores < want*98/100 || m.GeneratorCPUMillicores > want*102/100 || !strings.HasPrefix(note, "runner CPU read") {
 		t.Errorf("runner cpu %d m (want about %d), note %q, err %v", m.GeneratorCPUMillicores, want, note, err)
 	}
 }

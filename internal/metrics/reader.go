@@ -159,11 +159,13 @@ func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measure
 	}
 	e := evaluator{r: r, ctx: ctx, at: q.End}
 	of := seriesOf(container)
-	cpu, note := widen(&e, func(w time.Duration) string { return cpuMean(container, q.Namespace, q.PodRegex, w) }, window)
+	cpu, note := widen(&e, func(w time.Duration) string { return cpuMean(container, q.Namespace, q.PodRegex, w) },
+		container(cpuSeconds, q.Namespace, q.PodRegex), false, window)
 	if e.err == nil && cpu.absent {
 		// cAdvisor missed the container's cgroup: its pod's holds the same CPU and memory.
 		of = podCgroup
-		cpu, note = widen(&e, func(w time.Duration) string { return cpuMean(podCgroup, q.Namespace, q.PodRegex, w) }, window)
+		cpu, note = widen(&e, func(w time.Duration) string { return cpuMean(podCgroup, q.Namespace, q.PodRegex, w) },
+			podCgroup(cpuSeconds, q.Namespace, q.PodRegex), false, window)
 	}
 	if e.err == nil && cpu.absent {
 		return "", fmt.Errorf("no cAdvisor %s for pods %q in namespace %q between %v and %v: is the kubelet's cAdvisor scraped?",
@@ -186,20 +188,31 @@ func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measure
 // 17-19 s apart (measured in the lab), so a 30 s window can hold one sample.
 const HousekeepingPad = 20 * time.Second
 
-// widen evaluates query over the window ending at e.at, and when that finds no series
-// (fewer than two samples inside), over the window padded by HousekeepingPad on both
-// sides: the samples nearest around the window then give the mean over a slightly longer
-// interval, which note says.
-func widen(e *evaluator, query func(window time.Duration) string, window time.Duration) (result, string) {
+// widen evaluates query over the window ending at e.at. When that finds no series (fewer
+// than two samples inside), it reads the raw samples of sel within HousekeepingPad of the
+// window and takes each series' slope between its first and last sample there: the mean
+// over the interval those samples span, which note says. rate() over the padded range would
+// divide by the whole range, and so under-read a series that starts or ends inside it, as
+// a runner pod's does (a third of its CPU, seen in the lab). The slopes are summed, or with
+// busiest summed per pod and the highest taken, as query combines them.
+func widen(e *evaluator, query func(window time.Duration) string, sel string, busiest bool, window time.Duration) (result, string) {
 	v := e.value(query(window))
 	if e.err != nil || !v.absent {
 		return v, ""
 	}
 	wide := *e
 	wide.at = e.at.Add(HousekeepingPad)
-	v = wide.value(query(window + 2*HousekeepingPad))
-	if e.err = wide.err; e.err != nil || v.absent {
-		return v, ""
+	perPod := wide.slopes(sel, window+2*HousekeepingPad)
+	if e.err = wide.err; e.err != nil || len(perPod) == 0 {
+		return result{absent: true}, ""
+	}
+	v = result{}
+	for _, cores := range perPod {
+		if busiest {
+			v.v = max(v.v, cores)
+		} else {
+			v.v += cores
+		}
 	}
 	return v, fmt.Sprintf("CPU read from the cAdvisor samples within %v of the %v window (fewer than two inside it: the kubelet's housekeeping was slower)",
 		HousekeepingPad, window)
@@ -221,7 +234,8 @@ func (r *Reader) Generator(ctx context.Context, q TrialQuery, m *benchv1.Measure
 		return "", fmt.Errorf("runnerPodRegex: %w", err)
 	}
 	e := evaluator{r: r, ctx: ctx, at: q.End}
-	cpu, note := widen(&e, func(w time.Duration) string { return RunnerCPUMaxQuery(q.Namespace, q.RunnerPodRegex, w) }, window)
+	cpu, note := widen(&e, func(w time.Duration) string { return RunnerCPUMaxQuery(q.Namespace, q.RunnerPodRegex, w) },
+		container(cpuSeconds, q.Namespace, q.RunnerPodRegex), true, window)
 	if e.err == nil && cpu.absent {
 		return "", fmt.Errorf("no cAdvisor %s for runner pods %q in namespace %q between %v and %v",
 			cpuSeconds, q.RunnerPodRegex, q.Namespace, q.Start, q.End)
@@ -255,6 +269,36 @@ func (e *evaluator) throttling(of seriesOf, namespace, podRegex string, window t
 	return int64(math.Round(p.v)), int64(math.Round(th.v))
 }
 
+// slopes reads the raw samples of the counters sel selects over rng ending at e.at and
+// gives, per pod, the sum of its series' slopes between their first and last sample (units
+// per second). A series with fewer than two samples, or whose counter went back (its
+// container restarted), gives none.
+func (e *evaluator) slopes(sel string, rng time.Duration) map[string]float64 {
+	query := sel + "[" + promDuration(rng) + "]"
+	val := e.query(query)
+	if e.err != nil {
+		return nil
+	}
+	m, ok := val.(model.Matrix)
+	if !ok {
+		e.err = fmt.Errorf("prometheus query %s: got a %s, want a matrix", query, val.Type())
+		return nil
+	}
+	out := map[string]float64{}
+	for _, s := range m {
+		if len(s.Values) < 2 {
+			continue
+		}
+		first, last := s.Values[0], s.Values[len(s.Values)-1]
+		dt, dv := last.Timestamp.Sub(first.Timestamp).Seconds(), float64(last.Value-first.Value)
+		if dt <= 0 || dv < 0 || math.IsNaN(dv) {
+			continue
+		}
+		out[string(s.Metric["pod"])] += dv / dt
+	}
+	return out
+}
+
 // evaluator runs instant queries at one time and keeps the first error, so a sequence of
 // queries reads straight and fails once.
 type evaluator struct {
@@ -270,18 +314,27 @@ type result struct {
 	absent bool
 }
 
-func (e *evaluator) value(query string) result {
+// query runs one instant query at e.at; nil, with e.err set, when it fails.
+func (e *evaluator) query(query string) model.Value {
 	if e.err != nil {
-		return result{absent: true}
+		return nil
 	}
 	val, warnings, _, err := e.r.API.Query(e.ctx, query, e.at)
 	if err != nil {
 		e.err = fmt.Errorf("prometheus query %s: %w", query, err)
-		return result{absent: true}
+		return nil
 	}
 	// A warning means partial or doubtful data: a measurement must not rest on it.
 	if len(warnings) > 0 {
 		e.err = fmt.Errorf("prometheus query %s: warnings: %s", query, strings.Join(warnings, "; "))
+		return nil
+	}
+	return val
+}
+
+func (e *evaluator) value(query string) result {
+	val := e.query(query)
+	if e.err != nil {
 		return result{absent: true}
 	}
 	vec, ok := val.(model.Vector)

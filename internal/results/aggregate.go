@@ -142,6 +142,9 @@ func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor
 		DroppedIterations: over(ms, func(m benchv1.Measurement) int64 { return m.DroppedIterations }),
 	}
 	latencyOfRecord(&r, ms, floor, addFlag, func(n string) { notes = append(notes, n) })
+	if n := besideTarget(ms); n != "" {
+		notes = append(notes, n)
+	}
 	// A busy k6 inflates its own timings; when the wire is the record they are not the
 	// row's figures, and in an open model a generator that fell behind still shows as
 	// dropped iterations or a rate shortfall. In a closed model nothing else shows it: the
@@ -339,4 +342,33 @@ func FormatMicros(us int64) string {
 	default:
 		return strconv.FormatFloat(float64(us)/1e6, 'f', 2, 64) + "s"
 	}
+}
+
+// besideTarget notes the repetitions whose runners shared a node with the target. Noted,
+// not flagged: a node with CPUs to spare serves both without either waiting, and only the
+// placement is known here, not whether they contended (the local mode flags SharedCores
+// because there it split too few CPUs itself).
+func besideTarget(ms []benchv1.Measurement) string {
+	shared, nodes := 0, map[string]bool{}
+	var names []string
+	for _, m := range ms {
+		if len(m.SharedNodes) > 0 {
+			shared++
+		}
+		for _, n := range m.SharedNodes {
+			if !nodes[n] {
+				nodes[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	if shared == 0 {
+		return ""
+	}
+	where, whose := "node "+names[0], "its"
+	if len(names) > 1 {
+		where, whose = "nodes "+strings.Join(names, ", "), "their"
+	}
+	return fmt.Sprintf("k6 ran beside the target on %s in %d of %d repetitions: they shared %s CPUs, so the target's latency includes any wait for a CPU behind the generator (the local mode keeps them apart; spec.loadGenerator.nodePool puts the runners elsewhere)",
+		where, shared, len(ms), whose)
 }

@@ -131,6 +131,24 @@ func TestSharedCoresInvalidatesEveryRow(t *testing.T) {
 	}
 }
 
+// A runner beside the target in a cluster is stated on the row, not flagged: the placement
+// alone does not say they contended.
+func TestRunnerBesideTargetIsNoted(t *testing.T) {
+	trials := []benchv1.Trial{measured(1, 1000100, 1500, 300, 0, 0), measured(2, 1000000, 1600, 300, 0, 0), measured(3, 999900, 1550, 300, 0, 0)}
+	if r := Aggregate(runSpec(), trials)[0]; strings.Contains(r.Message, "beside") {
+		t.Fatalf("runners apart: %q", r.Message)
+	}
+	trials[0].Result.SharedNodes = []string{"lab"}
+	trials[2].Result.SharedNodes = []string{"lab", "node-b"}
+	r := Aggregate(runSpec(), trials)[0]
+	if !r.Valid || len(r.Flags) != 0 {
+		t.Errorf("valid %v flags %v: sharing a node is noted, not flagged", r.Valid, r.Flags)
+	}
+	if want := "k6 ran beside the target on nodes lab, node-b in 2 of 3 repetitions: they shared their CPUs"; !strings.Contains(r.Message, want) {
+		t.Errorf("message %q, want %q", r.Message, want)
+	}
+}
+
 // A busy k6 with the wire as the record: in an open model a note (a generator that fell
 // behind shows as dropped iterations or a shortfall); in a closed model GeneratorBound, since
 // the throughput is then k6's and nothing else says so.

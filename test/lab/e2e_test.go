@@ -175,6 +175,7 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 	l.logNodeLoad(t, &run)
 	checkRows(t, &run, sc.errors)
 	checkWire(t, &run, sc.errors)
+	l.checkBeside(t, &run)
 	if run.Status.Headline == "" {
 		t.Errorf("no headline: kubectl get br would show an empty result column")
 	}
@@ -466,6 +467,30 @@ func checkWire(t *testing.T, run *benchv1.BenchmarkRun, errRows []string) {
 	if len(errRows) == 0 {
 		if c := meta.FindStatusCondition(run.Status.Conditions, "WireCapture"); c == nil || c.Status != metav1.ConditionTrue {
 			t.Errorf("WireCapture condition %+v, want True", c)
+		}
+	}
+}
+
+// checkBeside: the lab has one node, so every trial's runner ran beside its target; the
+// operator must say so on each trial and row (and nowhere name another node).
+func (l *lab) checkBeside(t *testing.T, run *benchv1.BenchmarkRun) {
+	t.Helper()
+	nodes, err := l.client.CoreV1().Nodes().List(ctx(t, time.Minute), metav1.ListOptions{})
+	if err != nil || len(nodes.Items) != 1 {
+		t.Fatalf("the lab's nodes: %v (%d)", err, len(nodes.Items))
+	}
+	node := nodes.Items[0].Name
+	for _, tr := range run.Status.Trials {
+		if tr.Phase != benchv1.TrialSucceeded || tr.Result == nil {
+			continue
+		}
+		if !slices.Equal(tr.Result.SharedNodes, []string{node}) || !strings.Contains(tr.Message, "beside target pod") {
+			t.Errorf("trial %s: sharedNodes %v, message %q; want [%s] and the pods named", tr.Name, tr.Result.SharedNodes, tr.Message, node)
+		}
+	}
+	for _, r := range run.Status.Results {
+		if r.Repetitions > 0 && !strings.Contains(r.Message, "k6 ran beside the target on node "+node) {
+			t.Errorf("%s/%s@%d: message %q does not say k6 ran beside the target on %s", r.Target, r.Scenario, r.LoadPoint, r.Message, node)
 		}
 	}
 }
