@@ -221,6 +221,28 @@ func TestResourcesWidenPastSparseSamples(t *testing.T) {
 	}
 }
 
+// A runner's container is gone soon after the load stops: its last sample can fall well
+// before the window's end. The read is the slope between its samples inside the window
+// (49m here); rate() over the window would extrapolate only half an interval past the last
+// sample and divide by all 30 s (about 34m), which once let a busy runner's row pass as
+// valid.
+func TestRunnerSeriesEndingInsideTheWindow(t *testing.T) {
+	testenv.Long(t)
+	end := time.Now().Truncate(time.Second).Add(-25 * time.Minute)
+	start := end.Add(-30 * time.Second)
+	runner := series{Labels: map[string]string{"__name__": cpuSeconds, "namespace": "ending", "pod": "run-node-db-1-k4lg2", "container": "k6"}}
+	runner.Samples = []sample{{At: start.Add(-14 * time.Second), V: 0.0308}, {At: start.Add(3 * time.Second), V: 0.3646},
+		{At: start.Add(15 * time.Second), V: 0.3646 + 0.049*12}}
+	pushSeries(t, []series{runner})
+	r := newTestReader(t)
+	r.ScrapeInterval = 5 * time.Second
+	var m benchv1.Measurement
+	note, err := r.Generator(context.Background(), TrialQuery{Start: start, End: end, Namespace: "ending", RunnerPodRegex: "run-node-db-1-.*"}, &m)
+	if want := int64(49); err != nil || m.GeneratorCPUMillicores < want-1 || m.GeneratorCPUMillicores > want+1 || note != "" {
+		t.Errorf("runner cpu %d m (want %d), note %q, err %v", m.GeneratorCPUMillicores, want, note, err)
+	}
+}
+
 func TestResourcesRefusesWhatItCannotMeasure(t *testing.T) {
 	testenv.Long(t)
 	r := newTestReader(t)

@@ -119,17 +119,6 @@ func podCgroup(metric, namespace, podRegex string) string {
 // promDuration renders a duration as whole milliseconds, always valid PromQL.
 func promDuration(d time.Duration) string { return fmt.Sprintf("%dms", d.Milliseconds()) }
 
-// CPUMeanQuery is the target's mean CPU use in cores over the window ending at the
-// evaluation time: CPU seconds used in the window divided by its length (rate handles a
-// counter reset when a container restarts).
-func CPUMeanQuery(namespace, podRegex string, window time.Duration) string {
-	return cpuMean(container, namespace, podRegex, window)
-}
-
-func cpuMean(of seriesOf, namespace, podRegex string, window time.Duration) string {
-	return "sum(rate(" + of(cpuSeconds, namespace, podRegex) + "[" + promDuration(window) + "]))"
-}
-
 // CPUPeakQuery is the highest CPU use in cores over one scrape interval within the window:
 // irate of the last two scrapes, summed over pods, at each scrape step. The first step
 // starts one interval into the window so no pair straddles the window's start.
@@ -160,11 +149,4 @@ func memory(over string, of seriesOf, namespace, podRegex string, window, scrape
 // increaseOf is a counter's increase over the window, summed over the target's series.
 func increaseOf(metric string, of seriesOf, namespace, podRegex string, window time.Duration) string {
 	return "sum(increase(" + of(metric, namespace, podRegex) + "[" + promDuration(window) + "]))"
-}
-
-// RunnerCPUMaxQuery is the busiest k6 runner's mean CPU use in cores over the window: each
-// runner pod's CPU seconds in the window divided by its length, then the highest. The
-// busiest runner, not the sum: each runner is judged against its own CPU limit.
-func RunnerCPUMaxQuery(namespace, podRegex string, window time.Duration) string {
-	return "max(sum by (pod) (rate(" + container(cpuSeconds, namespace, podRegex) + "[" + promDuration(window) + "])))"
 }

@@ -18,8 +18,6 @@ func TestQueries(t *testing.T) {
 		{LatencyMaxQuery("t1"), `histogram_quantile(1, sum(k6_http_req_duration_seconds{testid="t1",phase="measure"}))`},
 		{LatencyCountQuery("t1"), `histogram_count(sum(k6_http_req_duration_seconds{testid="t1",phase="measure"}))`},
 		{DroppedQuery("t1"), `sum(k6_dropped_iterations_total{testid="t1",scenario="measure"})`},
-		{CPUMeanQuery(ns, pods, w),
-			`sum(rate(container_cpu_usage_seconds_total{namespace="bench",pod=~"gauntlet-go-.*",container!="",container!="POD"}[300000ms]))`},
 		{CPUPeakQuery(ns, pods, w, s),
 			`max_over_time(sum(irate(container_cpu_usage_seconds_total{namespace="bench",pod=~"gauntlet-go-.*",container!="",container!="POD"}[45000ms]))[285000ms:15000ms])`},
 		{MemoryMeanQuery(ns, pods, w, s),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,13 +160,11 @@ func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measure
 	}
 	e := evaluator{r: r, ctx: ctx, at: q.End}
 	of := seriesOf(container)
-	cpu, note := widen(&e, func(w time.Duration) string { return cpuMean(container, q.Namespace, q.PodRegex, w) },
-		container(cpuSeconds, q.Namespace, q.PodRegex), false, window)
+	cpu, note := cpuMean(&e, container(cpuSeconds, q.Namespace, q.PodRegex), false, q.Start, q.End)
 	if e.err == nil && cpu.absent {
 		// cAdvisor missed the container's cgroup: its pod's holds the same CPU and memory.
 		of = podCgroup
-		cpu, note = widen(&e, func(w time.Duration) string { return cpuMean(podCgroup, q.Namespace, q.PodRegex, w) },
-			podCgroup(cpuSeconds, q.Namespace, q.PodRegex), false, window)
+		cpu, note = cpuMean(&e, podCgroup(cpuSeconds, q.Namespace, q.PodRegex), false, q.Start, q.End)
 	}
 	if e.err == nil && cpu.absent {
 		return "", fmt.Errorf("no cAdvisor %s for pods %q in namespace %q between %v and %v: is the kubelet's cAdvisor scraped?",
@@ -188,25 +187,21 @@ func (r *Reader) Resources(ctx context.Context, q TrialQuery, m *benchv1.Measure
 // 17-19 s apart (measured in the lab), so a 30 s window can hold one sample.
 const HousekeepingPad = 20 * time.Second
 
-// widen evaluates query over the window ending at e.at. When that finds no series (fewer
-// than two samples inside), it reads the raw samples of sel within HousekeepingPad of the
-// window and takes each series' slope between its first and last sample there: the mean
-// over the interval those samples span, which note says. rate() over the padded range would
-// divide by the whole range, and so under-read a series that starts or ends inside it, as
-// a runner pod's does (a third of its CPU, seen in the lab). The slopes are summed, or with
-// busiest summed per pod and the highest taken, as query combines them.
-func widen(e *evaluator, query func(window time.Duration) string, sel string, busiest bool, window time.Duration) (result, string) {
-	v := e.value(query(window))
-	if e.err != nil || !v.absent {
-		return v, ""
-	}
+// cpuMean reads the CPU counters sel selects as each series' slope: between its first and
+// last sample inside the window, or, for a series with fewer than two samples there, within
+// HousekeepingPad of it (a mean over a slightly longer interval, which note says). The
+// slopes are summed, or with busiest summed per pod and the highest taken. Not rate(): it
+// extrapolates a series' increase to the range's ends only partly and then divides by the
+// whole range, so a series whose samples stop short of an end reads low. A runner pod's
+// container, gone soon after the window ends, read 35m where its cgroup used 49m.
+func cpuMean(e *evaluator, sel string, busiest bool, start, end time.Time) (result, string) {
 	wide := *e
-	wide.at = e.at.Add(HousekeepingPad)
-	perPod := wide.slopes(sel, window+2*HousekeepingPad)
+	wide.at = end.Add(HousekeepingPad)
+	perPod, widened := wide.slopes(sel, end.Sub(start)+2*HousekeepingPad, start, end)
 	if e.err = wide.err; e.err != nil || len(perPod) == 0 {
 		return result{absent: true}, ""
 	}
-	v = result{}
+	v := result{}
 	for _, cores := range perPod {
 		if busiest {
 			v.v = max(v.v, cores)
@@ -214,8 +209,11 @@ func widen(e *evaluator, query func(window time.Duration) string, sel string, bu
 			v.v += cores
 		}
 	}
+	if !widened {
+		return v, ""
+	}
 	return v, fmt.Sprintf("CPU read from the cAdvisor samples within %v of the %v window (fewer than two inside it: the kubelet's housekeeping was slower)",
-		HousekeepingPad, window)
+		HousekeepingPad, end.Sub(start))
 }
 
 // Generator fills m.GeneratorCPUMillicores, the busiest runner's mean CPU over the window
@@ -223,8 +221,7 @@ func widen(e *evaluator, query func(window time.Duration) string, sel string, bu
 // CPU), and m.GeneratorCPULimitMillicores, the limit it is judged against. note as in
 // Resources.
 func (r *Reader) Generator(ctx context.Context, q TrialQuery, m *benchv1.Measurement) (note string, err error) {
-	window, err := q.window()
-	if err != nil {
+	if _, err := q.window(); err != nil {
 		return "", err
 	}
 	if q.Namespace == "" || q.RunnerPodRegex == "" {
@@ -234,8 +231,7 @@ func (r *Reader) Generator(ctx context.Context, q TrialQuery, m *benchv1.Measure
 		return "", fmt.Errorf("runnerPodRegex: %w", err)
 	}
 	e := evaluator{r: r, ctx: ctx, at: q.End}
-	cpu, note := widen(&e, func(w time.Duration) string { return RunnerCPUMaxQuery(q.Namespace, q.RunnerPodRegex, w) },
-		container(cpuSeconds, q.Namespace, q.RunnerPodRegex), true, window)
+	cpu, note := cpuMean(&e, container(cpuSeconds, q.Namespace, q.RunnerPodRegex), true, q.Start, q.End)
 	if e.err == nil && cpu.absent {
 		return "", fmt.Errorf("no cAdvisor %s for runner pods %q in namespace %q between %v and %v",
 			cpuSeconds, q.RunnerPodRegex, q.Namespace, q.Start, q.End)
@@ -270,33 +266,41 @@ func (e *evaluator) throttling(of seriesOf, namespace, podRegex string, window t
 }
 
 // slopes reads the raw samples of the counters sel selects over rng ending at e.at and
-// gives, per pod, the sum of its series' slopes between their first and last sample (units
-// per second). A series with fewer than two samples, or whose counter went back (its
-// container restarted), gives none.
-func (e *evaluator) slopes(sel string, rng time.Duration) map[string]float64 {
+// gives, per pod, the sum of its series' slopes (units per second): between a series' first
+// and last sample within [start, end], or, with fewer than two there, between its first and
+// last sample in the whole range (widened says one did). A series with fewer than two
+// samples, or whose counter went back (its container restarted), gives none.
+func (e *evaluator) slopes(sel string, rng time.Duration, start, end time.Time) (perPod map[string]float64, widened bool) {
 	query := sel + "[" + promDuration(rng) + "]"
 	val := e.query(query)
 	if e.err != nil {
-		return nil
+		return nil, false
 	}
 	m, ok := val.(model.Matrix)
 	if !ok {
 		e.err = fmt.Errorf("prometheus query %s: got a %s, want a matrix", query, val.Type())
-		return nil
+		return nil, false
 	}
-	out := map[string]float64{}
+	from, to := model.TimeFromUnixNano(start.UnixNano()), model.TimeFromUnixNano(end.UnixNano())
+	perPod = map[string]float64{}
 	for _, s := range m {
-		if len(s.Values) < 2 {
+		inside := slices.DeleteFunc(slices.Clone(s.Values), func(p model.SamplePair) bool { return p.Timestamp < from || p.Timestamp > to })
+		ps := inside
+		if len(inside) < 2 {
+			ps = s.Values
+		}
+		if len(ps) < 2 {
 			continue
 		}
-		first, last := s.Values[0], s.Values[len(s.Values)-1]
+		first, last := ps[0], ps[len(ps)-1]
 		dt, dv := last.Timestamp.Sub(first.Timestamp).Seconds(), float64(last.Value-first.Value)
 		if dt <= 0 || dv < 0 || math.IsNaN(dv) {
 			continue
 		}
-		out[string(s.Metric["pod"])] += dv / dt
+		widened = widened || len(inside) < 2
+		perPod[string(s.Metric["pod"])] += dv / dt
 	}
-	return out
+	return perPod, widened
 }
 
 // evaluator runs instant queries at one time and keeps the first error, so a sequence of
