@@ -145,7 +145,7 @@ lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three opera
 	GOGC=$(BUILD_GOGC) hack/lab/binaries.sh "$$(hack/lab/prebuild.sh running && echo lab || echo all)"
 	go test -count=1 -tags lab,labfull -timeout 60m -parallel 3 -json ./test/lab/ | go run ./hack/testdigest
 
-lab-seeds: ## The lab tier's seed documents alone, on a quiet node: the cluster side of make modes (about 25 minutes).
+lab-seeds: ## The lab tier's seed documents alone, on a quiet node: the cluster side of make modes (about 21 minutes).
 	hack/lab/prebuild.sh wait
 	hack/lab/packages.sh
 	GOGC=$(BUILD_GOGC) hack/lab/binaries.sh all
