@@ -243,6 +243,27 @@ func TestRunnerSeriesEndingInsideTheWindow(t *testing.T) {
 	}
 }
 
+// With a single sample inside the window, the read spans the nearest sample on each side
+// of it, not the padded range's first: here a runner idle until 2 s before the window (two
+// samples then), at 600m after, and gone before the next sample. The nearest samples give
+// 533m; the range's first and last, 300m.
+func TestRunnerSingleSampleReadFromTheNearest(t *testing.T) {
+	testenv.Long(t)
+	end := time.Now().Truncate(time.Second).Add(-30 * time.Minute)
+	start := end.Add(-30 * time.Second)
+	runner := series{Labels: map[string]string{"__name__": cpuSeconds, "namespace": "nearest", "pod": "run-go-1-a1b2c", "container": "k6"}}
+	runner.Samples = []sample{{At: start.Add(-18 * time.Second), V: 1}, {At: start.Add(-4 * time.Second), V: 1},
+		{At: start.Add(14 * time.Second), V: 1 + 0.6*16}}
+	pushSeries(t, []series{runner})
+	r := newTestReader(t)
+	r.ScrapeInterval = 5 * time.Second
+	var m benchv1.Measurement
+	note, err := r.Generator(context.Background(), TrialQuery{Start: start, End: end, Namespace: "nearest", RunnerPodRegex: "run-go-1-.*"}, &m)
+	if want := int64(533); err != nil || m.GeneratorCPUMillicores < want-2 || m.GeneratorCPUMillicores > want+2 || !strings.HasPrefix(note, "runner CPU read from") {
+		t.Errorf("runner cpu %d m (want %d), note %q, err %v", m.GeneratorCPUMillicores, want, note, err)
+	}
+}
+
 func TestResourcesRefusesWhatItCannotMeasure(t *testing.T) {
 	testenv.Long(t)
 	r := newTestReader(t)

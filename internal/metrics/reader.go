@@ -267,8 +267,8 @@ func (e *evaluator) throttling(of seriesOf, namespace, podRegex string, window t
 
 // slopes reads the raw samples of the counters sel selects over rng ending at e.at and
 // gives, per pod, the sum of its series' slopes (units per second): between a series' first
-// and last sample within [start, end], or, with fewer than two there, between its first and
-// last sample in the whole range (widened says one did). A series with fewer than two
+// and last sample within [start, end], or, with fewer than two there, between the nearest
+// samples around them in the range (widened says one did). A series with fewer than two
 // samples, or whose counter went back (its container restarted), gives none.
 func (e *evaluator) slopes(sel string, rng time.Duration, start, end time.Time) (perPod map[string]float64, widened bool) {
 	query := sel + "[" + promDuration(rng) + "]"
@@ -287,7 +287,7 @@ func (e *evaluator) slopes(sel string, rng time.Duration, start, end time.Time) 
 		inside := slices.DeleteFunc(slices.Clone(s.Values), func(p model.SamplePair) bool { return p.Timestamp < from || p.Timestamp > to })
 		ps := inside
 		if len(inside) < 2 {
-			ps = s.Values
+			ps = around(s.Values, from, to)
 		}
 		if len(ps) < 2 {
 			continue
@@ -301,6 +301,25 @@ func (e *evaluator) slopes(sel string, rng time.Duration, start, end time.Time) 
 		perPod[string(s.Metric["pod"])] += dv / dt
 	}
 	return perPod, widened
+}
+
+// around is the samples inside [from, to] with the nearest one on each side of it: the
+// least time outside the window, where the load may not have run (a runner waits idle for
+// its starter before the load, a target idles after it).
+func around(ps []model.SamplePair, from, to model.Time) []model.SamplePair {
+	lo := 0
+	for i, p := range ps {
+		if p.Timestamp < from {
+			lo = i
+		}
+	}
+	hi := len(ps)
+	for i := len(ps) - 1; i >= 0; i-- {
+		if ps[i].Timestamp > to {
+			hi = i + 1
+		}
+	}
+	return ps[lo:hi]
 }
 
 // evaluator runs instant queries at one time and keeps the first error, so a sequence of
