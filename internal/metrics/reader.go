@@ -284,10 +284,10 @@ func (e *evaluator) slopes(sel string, rng time.Duration, start, end time.Time) 
 	from, to := model.TimeFromUnixNano(start.UnixNano()), model.TimeFromUnixNano(end.UnixNano())
 	perPod = map[string]float64{}
 	for _, s := range m {
-		inside := slices.DeleteFunc(slices.Clone(s.Values), func(p model.SamplePair) bool { return p.Timestamp < from || p.Timestamp > to })
+		inside, near := splitWindow(s.Values, from, to)
 		ps := inside
 		if len(inside) < 2 {
-			ps = around(s.Values, from, to)
+			ps = near
 		}
 		if len(ps) < 2 {
 			continue
@@ -303,23 +303,19 @@ func (e *evaluator) slopes(sel string, rng time.Duration, start, end time.Time) 
 	return perPod, widened
 }
 
-// around is the samples inside [from, to] with the nearest one on each side of it: the
-// least time outside the window, where the load may not have run (a runner waits idle for
-// its starter before the load, a target idles after it).
-func around(ps []model.SamplePair, from, to model.Time) []model.SamplePair {
-	lo := 0
-	for i, p := range ps {
-		if p.Timestamp < from {
-			lo = i
-		}
+// splitWindow splits time-ordered samples: inside are those within [from, to]; near adds the
+// nearest one on each side, the least time outside the window, where the load may not have
+// run (a runner waits idle for its starter before the load, a target idles after it).
+func splitWindow(ps []model.SamplePair, from, to model.Time) (inside, near []model.SamplePair) {
+	lo := slices.IndexFunc(ps, func(p model.SamplePair) bool { return p.Timestamp >= from })
+	if lo < 0 {
+		lo = len(ps)
 	}
-	hi := len(ps)
-	for i := len(ps) - 1; i >= 0; i-- {
-		if ps[i].Timestamp > to {
-			hi = i + 1
-		}
+	hi := slices.IndexFunc(ps, func(p model.SamplePair) bool { return p.Timestamp > to })
+	if hi < 0 {
+		hi = len(ps)
 	}
-	return ps[lo:hi]
+	return ps[lo:hi], ps[max(lo-1, 0):min(hi+1, len(ps))]
 }
 
 // evaluator runs instant queries at one time and keeps the first error, so a sequence of
