@@ -38,13 +38,21 @@ manifests: ## Generate the CRD and RBAC from the markers in api/ and controllers
 	cp config/crd/bases/*.yaml charts/gauntlet/files/crds/
 	cp config/rbac/role.yaml charts/gauntlet/files/manager-role.yaml
 
-generate: ## Generate deepcopy functions.
+generate: presets manifests ## Generate the preset lists (make presets), the CRD and RBAC (make manifests) and the deepcopy functions.
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 
-verify-generated: manifests generate ## Fail when generated files are stale.
-	@if [[ -n "$$(git status --porcelain -- api config charts/gauntlet/dashboards charts/gauntlet/files)" ]]; then \
-	  git status --porcelain -- api config charts/gauntlet; git --no-pager diff --stat -- api config charts/gauntlet; \
-	  echo "generated files are stale: run 'make manifests generate' and commit"; exit 1; fi
+.PHONY: presets
+presets: ## Write every list of presets (the API's enum, the chart's presetImages and schema, docker-bake.hcl, the lab's image recipes) from targets/*/target.yaml (hack/presets).
+	go run ./hack/presets
+
+# What make generate writes: a change to any of it after make generate is a stale file.
+GENERATED := api config charts/gauntlet/dashboards charts/gauntlet/files charts/gauntlet/values.yaml \
+  charts/gauntlet/values.schema.json docker-bake.hcl hack/lab/images.sh
+
+verify-generated: presets manifests generate ## Fail when generated files are stale.
+	@if [[ -n "$$(git status --porcelain -- $(GENERATED))" ]]; then \
+	  git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); \
+	  echo "generated files are stale: run 'make generate' and commit"; exit 1; fi
 
 lint: ## gofmt, go vet, golangci-lint (.golangci.yml), shellcheck (.shellcheckrc), the docs' links.
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -1,8 +1,9 @@
 # docker buildx bake: the operator and every target preset, for linux/amd64 and linux/arm64
 # (c7g nodes are arm64). `make images` builds them; `make images PUSH=1` (CI, on a tag) pushes.
 # Tags are the images the chart and each targets/<preset>/target.yaml name, so the defaults
-# below build exactly what a default install deploys. test/chart/images_test.go checks that
-# every preset with a Dockerfile is here, with its context and tag.
+# below build exactly what a default install deploys. The presets' group and targets are
+# written by make generate from targets/*/target.yaml (hack/presets); test/chart/images_test.go
+# checks every preset's context, Dockerfile and tag.
 
 variable "REGISTRY" {
   default = "ghcr.io/gauntlet-bench"
@@ -18,6 +19,7 @@ group "default" {
 
 group "presets" {
   targets = [
+    # BEGIN GENERATED presets-group: make generate writes these lines from targets/*/target.yaml (hack/presets)
     "cpp-epoll",
     "go-nethttp",
     "nginx",
@@ -31,6 +33,7 @@ group "presets" {
     "python-flask",
     "python-flask-eventlet",
     "python-starlette"
+    # END GENERATED presets-group
   ]
 }
 
@@ -49,6 +52,7 @@ target "operator" {
   tags       = ["${REGISTRY}/gauntlet:${TAG}"]
 }
 
+# BEGIN GENERATED presets-targets: make generate writes these lines from targets/*/target.yaml (hack/presets)
 target "cpp-epoll" {
   inherits   = ["_platforms"]
   context    = "targets/cpp-epoll"
@@ -149,3 +153,4 @@ target "python-starlette" {
   dockerfile = "python-starlette/Dockerfile"
   tags       = ["${REGISTRY}/target-python-starlette:${TAG}"]
 }
+# END GENERATED presets-targets

@@ -15,7 +15,7 @@ type Target struct {
 
 	// Preset is a folder under targets/ that implements targets/CONTRACT.md.
 	// +optional
-	// +kubebuilder:validation:Enum=nginx;go-nethttp;cpp-epoll;node-fastify;node-express;node-nestjs;node-connect;python-starlette;python-fastapi;python-flask;python-flask-eventlet;pypy-flask;pypy-tornado
+	// +kubebuilder:validation:Enum=cpp-epoll;go-nethttp;nginx;node-connect;node-express;node-fastify;node-nestjs;pypy-flask;pypy-tornado;python-fastapi;python-flask;python-flask-eventlet;python-starlette
 	Preset string `json:"preset,omitempty"`
 
 	// Image of a bring-your-own target that implements targets/CONTRACT.md.

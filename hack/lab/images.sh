@@ -151,16 +151,20 @@ img_python() {
   target_commit "${preset}" "${d}"
 }
 
+# The presets that local.install builds with node.sh, python.sh or pypy.sh; the others'
+# recipes are written above.
+# BEGIN GENERATED presets-recipes: make generate writes these lines from targets/*/target.yaml (hack/presets)
 img_node-connect() { img_node node-connect; }
 img_node-express() { img_node node-express; }
 img_node-fastify() { img_node node-fastify; }
 img_node-nestjs() { img_node node-nestjs; }
+img_pypy-flask() { img_python pypy-flask; }
+img_pypy-tornado() { img_python pypy-tornado; }
 img_python-fastapi() { img_python python-fastapi; }
 img_python-flask() { img_python python-flask; }
 img_python-flask-eventlet() { img_python python-flask-eventlet; }
 img_python-starlette() { img_python python-starlette; }
-img_pypy-flask() { img_python pypy-flask; }
-img_pypy-tornado() { img_python pypy-tornado; }
+# END GENERATED presets-recipes
 
 # Every preset (each folder of targets/ with a target.yaml): one without a recipe fails here.
 img_targets() {
