@@ -54,10 +54,11 @@ verify-generated: presets manifests generate ## Fail when generated files are st
 	  git status --porcelain -- $(GENERATED); git --no-pager diff --stat -- $(GENERATED); \
 	  echo "generated files are stale: run 'make generate' and commit"; exit 1; fi
 
-lint: ## gofmt, go vet, golangci-lint (.golangci.yml), shellcheck (.shellcheckrc), the docs' links.
+lint: ## gofmt, go vet, golangci-lint (.golangci.yml), the modes' imports (hack/importcheck), shellcheck (.shellcheckrc), the docs' links.
 	@out="$$(gofmt -l $$(git ls-files '*.go'))"; if [[ -n "$$out" ]]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	"$$(hack/tools.sh golangci-lint)" run ./...
+	go run ./hack/importcheck
 	hack/apt.sh shellcheck
 	shellcheck $$(git ls-files '*.sh') .ci/run
 	go run ./hack/linkcheck

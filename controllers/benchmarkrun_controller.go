@@ -22,6 +22,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
+	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/verify"
 )
@@ -215,7 +216,7 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 		}
 	}
 	if run.Status.LoadGeneratorSizing == nil {
-		sz, err := specs.LoadGeneratorSizing(run)
+		sz, err := sizing.LoadGenerator(run)
 		if err != nil {
 			return r.fail(s, benchv1.ConditionAccepted, ReasonInvalidSpec, "the load generator cannot be sized: "+err.Error())
 		}

@@ -83,10 +83,10 @@ func deploymentOf(run *benchv1.BenchmarkRun, t *benchv1.Trial) string {
 	return specs.TargetName(run, t.Target)
 }
 
-// trialRunners is the runners the trial's TestRun was given (specs.RunnerSizing, which the
+// trialRunners is the runners the trial's TestRun was given (sizing.Runners, which the
 // TestRun builder also reads). The accept phase refused specs it cannot size.
 func trialRunners(run *benchv1.BenchmarkRun, t *benchv1.Trial) sizing.Choice {
-	c, err := specs.RunnerSizing(run, t.LoadPoint)
+	c, err := sizing.Runners(run, t.LoadPoint)
 	if err != nil {
 		return sizing.Choice{Runners: max(run.Spec.LoadGenerator.Parallelism, 1)}
 	}

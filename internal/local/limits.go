@@ -100,7 +100,7 @@ func (l *limits) group(target string) *cgroups.Group {
 	return l.groups[target]
 }
 
-// generator is the cgroup k6 runs in for a trial sized by c (specs.RunnerSizing): the CPU
+// generator is the cgroup k6 runs in for a trial sized by c (sizing.Runners): the CPU
 // and memory of all its runners together, as the kubelet would hold them in a cluster, so
 // that a document that gives the runners 200m drives the same load here as there. Nil
 // under --no-limits.

@@ -18,7 +18,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
-	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 )
 
@@ -138,7 +138,7 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 	}
 	// As the operator's accept phase: the runners' sizes go in the status, and k6 is held
 	// to them (generatorFor).
-	if run.Status.LoadGeneratorSizing, err = specs.LoadGeneratorSizing(run); err != nil {
+	if run.Status.LoadGeneratorSizing, err = sizing.LoadGenerator(run); err != nil {
 		return nil, nil, fmt.Errorf("the load generator cannot be sized: %w", err)
 	}
 	return plan.WithCalibration(trials), presets, nil

@@ -19,7 +19,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
-	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
@@ -173,7 +173,7 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 
 // generatorFor is the k6 of a trial and the CPU it is judged against for GeneratorBound:
 // pinned to the generator side's cores (every core when unpinned), and held to the CPU and
-// memory the spec gives its runners for the trial's load point (specs.RunnerSizing), as in
+// memory the spec gives its runners for the trial's load point (sizing.Runners), as in
 // a cluster, unless --no-limits.
 func (r *runner) generatorFor(t *benchv1.Trial, dir string, out io.Writer) (k6.Runner, int64, error) {
 	gen := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: out, CPUs: r.cpus.generator}
@@ -181,7 +181,7 @@ func (r *runner) generatorFor(t *benchv1.Trial, dir string, out io.Writer) (k6.R
 	if n := len(r.cpus.generator); n > 0 {
 		limit = int64(n) * 1000
 	}
-	c, err := specs.RunnerSizing(r.run, t.LoadPoint)
+	c, err := sizing.Runners(r.run, t.LoadPoint)
 	if err != nil {
 		return gen, limit, err
 	}

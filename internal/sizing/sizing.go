@@ -1,8 +1,9 @@
 // Package sizing chooses how many k6 runners a load point needs, and how much CPU each,
 // from what k6 costs per request: enough that every runner stays under the share of its
 // CPU beyond which k6's own queueing shows in the latencies it reports
-// (results.GeneratorBoundPercent). It knows nothing of Kubernetes; the operator's
-// TestRun builder and its measurement both read the same Choice.
+// (results.GeneratorBoundPercent). It builds no Kubernetes object: the operator's TestRun
+// builder and measurement and the local mode all read the same Choice (Runners), and the
+// local mode must not link the operator's builders (internal/specs; hack/importcheck).
 package sizing
 
 import (

@@ -88,18 +88,18 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 	if image == "" {
 		image = cfg.K6Image
 	}
-	pool := nodePool(run, lg.NodePool)
+	pool := run.Spec.Pool(lg.NodePool)
 	// A run's own k6 image is pulled every time, as bring-your-own targets are (see
 	// TargetDeployment): a node's cache must not lend one tenant's private image to another.
 	var pull corev1.PullPolicy
 	if lg.Image != "" {
 		pull = corev1.PullAlways
 	}
-	size, err := RunnerSizing(run, t.LoadPoint)
+	size, err := sizing.Runners(run, t.LoadPoint)
 	if err != nil {
-		// The accept phase refuses a spec that cannot be sized (LoadGeneratorSizing), so no
+		// The accept phase refuses a spec that cannot be sized (sizing.LoadGenerator), so no
 		// trial of it gets here; the spec's own figures stand in.
-		size = sizing.Choice{Runners: max(lg.Parallelism, 1), RunnerMillicores: runnerCPUMillicores(lg.Resources)}
+		size = sizing.Choice{Runners: max(lg.Parallelism, 1), RunnerMillicores: sizing.RunnerMillicores(lg)}
 	}
 	resources := guaranteed(lg.Resources)
 	cpu := *resource.NewMilliQuantity(size.RunnerMillicores, resource.DecimalSI)

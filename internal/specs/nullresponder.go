@@ -41,7 +41,7 @@ func nullResponderSelector(run *benchv1.BenchmarkRun, pool string) map[string]st
 // targets.
 func NullResponderDeployment(run *benchv1.BenchmarkRun, pool string, cfg Config) *appsv1.Deployment {
 	name := NullResponderName(run, pool)
-	np := nodePool(run, pool)
+	np := run.Spec.Pool(pool)
 	probe := &corev1.Probe{
 		ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromString("http"), Scheme: corev1.URISchemeHTTP}},
 		PeriodSeconds: 2, TimeoutSeconds: 2, FailureThreshold: 3, SuccessThreshold: 1,

@@ -73,7 +73,7 @@ func TargetDeployment(run *benchv1.BenchmarkRun, t benchv1.Target, cfg Config) *
 			PeriodSeconds: period, TimeoutSeconds: timeout, FailureThreshold: failures, SuccessThreshold: 1,
 		}
 	}
-	pool := nodePool(run, t.NodePool)
+	pool := run.Spec.Pool(t.NodePool)
 	// A preset's image is the operator's own (public, or pulled with the operator's
 	// configuration). A bring-your-own image is pulled on every start: with IfNotPresent a
 	// node that cached another tenant's private image would hand it to any pod naming it,
@@ -250,17 +250,6 @@ func quantityOr(q *resource.Quantity, def string) resource.Quantity {
 		return q.DeepCopy()
 	}
 	return resource.MustParse(def)
-}
-
-// nodePool finds a pool by name; an empty or unknown name is the empty pool (any node):
-// the API's CEL rules refuse unknown names, so that only happens for in-memory specs.
-func nodePool(run *benchv1.BenchmarkRun, name string) benchv1.NodePool {
-	for _, p := range run.Spec.NodePools {
-		if name != "" && p.Name == name {
-			return p
-		}
-	}
-	return benchv1.NodePool{}
 }
 
 func tolerations(in []benchv1.Toleration) []corev1.Toleration {

@@ -1,4 +1,4 @@
-package specs
+package sizing
 
 import (
 	"fmt"
@@ -10,10 +10,9 @@ import (
 	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/sizing"
 )
 
-func TestRunnerSizing(t *testing.T) {
+func TestRunners(t *testing.T) {
 	auto := func(cost *int32, cpu string, pool map[string]string) *benchv1.BenchmarkRun {
 		r := fixtureRun()
 		r.Spec.LoadGenerator.Sizing, r.Spec.LoadGenerator.CostPerRequestMicros = benchv1.SizingAuto, cost
@@ -22,7 +21,7 @@ func TestRunnerSizing(t *testing.T) {
 		r.Spec.NodePools[1].NodeSelector = pool
 		return r
 	}
-	amd := sizing.CostMicros["amd64"]
+	amd := CostMicros["amd64"]
 	cases := []struct {
 		name      string
 		run       *benchv1.BenchmarkRun
@@ -37,10 +36,10 @@ func TestRunnerSizing(t *testing.T) {
 		{"auto, the spec's cost", auto(ptr.To[int32](200), "3500m", nil), 50000, 12, 3500,
 			[]string{"sizing Auto", "50000 req/s × 200 µs"}},
 		{"auto, the project's cost for the pool's architecture", auto(nil, "3500m", map[string]string{"kubernetes.io/arch": "arm64"}), 1000, 1, 1000,
-			[]string{fmt.Sprintf("1000 req/s × %d µs", sizing.CostMicros["arm64"])}},
+			[]string{fmt.Sprintf("1000 req/s × %d µs", CostMicros["arm64"])}},
 	}
 	for _, c := range cases {
-		got, err := RunnerSizing(c.run, c.point)
+		got, err := Runners(c.run, c.point)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -55,17 +54,17 @@ func TestRunnerSizing(t *testing.T) {
 	}
 	closed := auto(nil, "4", nil)
 	closed.Spec.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{64}}
-	if _, err := LoadGeneratorSizing(closed); err == nil || !strings.Contains(err.Error(), "spec.loadGenerator.sizing") {
+	if _, err := LoadGenerator(closed); err == nil || !strings.Contains(err.Error(), "spec.loadGenerator.sizing") {
 		t.Errorf("auto with the closed model: error %v", err)
 	}
 	tooMuch := auto(ptr.To[int32](200), "1", nil)
 	tooMuch.Spec.Load.Rates = []int32{1000, 10_000_000}
-	if _, err := LoadGeneratorSizing(tooMuch); err == nil || !strings.Contains(err.Error(), "load point 10000000") {
+	if _, err := LoadGenerator(tooMuch); err == nil || !strings.Contains(err.Error(), "load point 10000000") {
 		t.Errorf("a load point beyond 64 runners: error %v", err)
 	}
 	two := auto(ptr.To[int32](200), "3500m", nil)
 	two.Spec.Load.Rates = []int32{1000, 50000}
-	got, err := LoadGeneratorSizing(two)
+	got, err := LoadGenerator(two)
 	want := []benchv1.GeneratorSizing{{LoadPoint: 1000, Runners: 1, RunnerCPUMillicores: 1000}, {LoadPoint: 50000, Runners: 12, RunnerCPUMillicores: 3500}}
 	for i := range got {
 		got[i].Reason = ""
@@ -73,4 +72,18 @@ func TestRunnerSizing(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("status sizing %+v (%v), want %+v", got, err, want)
 	}
+}
+
+// fixtureRun is what the sizing reads of a run: two pools (the runners' second, with no
+// architecture), two Fixed runners of 4 CPUs, one open-model rate.
+func fixtureRun() *benchv1.BenchmarkRun {
+	cpu := resource.MustParse("4")
+	return &benchv1.BenchmarkRun{Spec: benchv1.BenchmarkRunSpec{
+		NodePools: []benchv1.NodePool{
+			{Name: "amd", NodeSelector: map[string]string{"kubernetes.io/arch": "amd64"}},
+			{Name: "loadgen", NodeSelector: map[string]string{"pool": "loadgen"}},
+		},
+		LoadGenerator: benchv1.LoadGenerator{NodePool: "loadgen", Parallelism: 2, Resources: benchv1.Resources{CPU: &cpu}},
+		Load:          benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{1000}},
+	}}
 }
