@@ -71,12 +71,12 @@ func TestAcceptedRecordsGenerationAndCondition(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range events.Items {
-			if e.Regarding.Name == run.Name && e.Reason == ReasonSpecAccepted {
+			if e.Regarding.Name == run.Name && e.Reason == benchv1.ReasonSpecAccepted {
 				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s event for %s", ReasonSpecAccepted, run.Name)
+			t.Fatalf("no %s event for %s", benchv1.ReasonSpecAccepted, run.Name)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -45,7 +45,7 @@ func TestAllRequestsFailedIsNotSuccess(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
 	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 90*time.Second, finished)
 	cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionComplete)
-	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != ReasonAllRequestsFailed {
+	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != benchv1.ReasonAllRequestsFailed {
 		t.Fatalf("phase %s, Complete %+v, trials %+v", got.Status.Phase, cond, got.Status.Trials)
 	}
 	if !strings.Contains(cond.Message, "100% errors") {
@@ -108,7 +108,7 @@ func TestARedirectingTargetGetsTheLoadAndNothingElseDoes(t *testing.T) {
 		t.Errorf("trial result %+v, the target redirected %d: want the load at the target, every request an error", m, redirected.Load())
 	}
 	cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionComplete)
-	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != ReasonAllRequestsFailed {
+	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != benchv1.ReasonAllRequestsFailed {
 		t.Errorf("phase %s, Complete %+v: want Failed, AllRequestsFailed", got.Status.Phase, cond)
 	}
 }

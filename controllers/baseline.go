@@ -23,7 +23,7 @@ func (r *BenchmarkRunReconciler) compareBaseline(ctx context.Context, s *scope) 
 	}
 	unavailable := func(why string) error {
 		compare.Unavailable(run, why)
-		r.Recorder.Eventf(run, nil, "Warning", compare.ReasonBaselineUnavailable, "Compare", "%s", why)
+		r.Recorder.Eventf(run, nil, "Warning", benchv1.ReasonBaselineUnavailable, "Compare", "%s", why)
 		return nil
 	}
 	o, err := compare.OptionsFrom(b)
@@ -42,9 +42,9 @@ func (r *BenchmarkRunReconciler) compareBaseline(ctx context.Context, s *scope) 
 	}
 	compare.Apply(run, base, run.Namespace+"/"+b.Run, o)
 	if c := findCondition(run.Status.Conditions, benchv1.ConditionRegressed); c != nil {
-		kind, reason := "Normal", ReasonBaselineCompared
-		if c.Reason == compare.ReasonSlower {
-			kind, reason = "Warning", ReasonRegressed
+		kind, reason := "Normal", benchv1.ReasonBaselineCompared
+		if c.Reason == benchv1.ReasonSlower {
+			kind, reason = "Warning", benchv1.ReasonRegressed
 		}
 		r.Recorder.Eventf(run, nil, kind, reason, "Compare", "%s", c.Message)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
@@ -126,8 +128,9 @@ func (t Timeouts) withDefaults() Timeouts {
 // scope is what the phases of one pass share; phases record into run.Status and the
 // deferred patch writes it once.
 type scope struct {
-	run *benchv1.BenchmarkRun
-	now time.Time
+	run    *benchv1.BenchmarkRun
+	now    time.Time
+	notify engine.Notify // the engine's words, as the run's events
 }
 
 // phase is one step of the pipeline; a non-zero result or an error ends the pass.
@@ -156,11 +159,11 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 		return ctrl.Result{}, err // the update triggers the next pass
 	}
 	before := run.DeepCopy()
-	s := &scope{run: run, now: r.Clock.Now()}
+	s := &scope{run: run, now: r.Clock.Now(), notify: r.eventsOf(run)}
 	defer func() {
 		// One status write per pass, from what the phases recorded.
 		run.Status.ObservedGeneration = run.Generation
-		gitOpsConditions(run)
+		engine.GitOps(run)
 		estimateFinish(run, s.now, r.Timeouts.Grace)
 		run.Status.Bound() // free text cut to the documented lengths, so the status always fits
 		patchErr := r.Status().Patch(ctx, run, client.MergeFrom(before))
@@ -178,7 +181,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 	for _, p := range phases {
 		if result, err = p(ctx, s); err != nil || !result.IsZero() {
 			if c := asConflict(err); c != nil {
-				return r.fail(s, c.condition, ReasonNameConflict, c.Error())
+				return r.fail(s, c.condition, benchv1.ReasonNameConflict, c.Error())
 			}
 			return result, err
 		}
@@ -199,12 +202,12 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 		run.Status.Phase = benchv1.PhasePending
 	}
 	if err := imagesAllowed(run, r.Config.AllowedRegistries); err != nil {
-		return r.fail(s, benchv1.ConditionAccepted, ReasonImageNotAllowed, err.Error())
+		return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonImageNotAllowed, err.Error())
 	}
 	if len(run.Status.Trials) == 0 {
 		trials, err := plan.Build(&run.Spec, r.presetEndpoints())
 		if err != nil {
-			return r.fail(s, benchv1.ConditionAccepted, ReasonInvalidSpec, "the spec cannot be planned: "+err.Error())
+			return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonInvalidSpec, "the spec cannot be planned: "+err.Error())
 		}
 		// A generator-floor trial per scenario and load point, as in the local mode, when the
 		// operator has a null responder to run them against.
@@ -218,19 +221,19 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 	if run.Status.LoadGeneratorSizing == nil {
 		sz, err := sizing.LoadGenerator(run)
 		if err != nil {
-			return r.fail(s, benchv1.ConditionAccepted, ReasonInvalidSpec, "the load generator cannot be sized: "+err.Error())
+			return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonInvalidSpec, "the load generator cannot be sized: "+err.Error())
 		}
 		run.Status.LoadGeneratorSizing = sz
 		for _, z := range sz {
-			r.Recorder.Eventf(run, nil, "Normal", ReasonSpecAccepted, "Accept", "load point %d: %d k6 runner(s) × %dm (%s)",
+			r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonSpecAccepted, "Accept", "load point %d: %d k6 runner(s) × %dm (%s)",
 				z.LoadPoint, z.Runners, z.RunnerCPUMillicores, z.Reason)
 		}
 	}
 	if !meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionAccepted) {
-		r.Recorder.Eventf(run, nil, "Normal", ReasonSpecAccepted, "Accept",
+		r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonSpecAccepted, "Accept",
 			"accepted %d targets x %d scenarios: %d trials", len(run.Spec.Targets), len(run.Spec.Scenarios), len(run.Status.Trials))
 	}
-	setCondition(run, benchv1.ConditionAccepted, metav1.ConditionTrue, ReasonSpecAccepted, "the spec passed validation")
+	setCondition(run, benchv1.ConditionAccepted, metav1.ConditionTrue, benchv1.ReasonSpecAccepted, "the spec passed validation")
 	return ctrl.Result{}, nil
 }
 
@@ -261,13 +264,21 @@ func (r *BenchmarkRunReconciler) presetEndpoints() map[string][]string {
 }
 
 // fail ends the run: the step condition says why, the phase is Failed, and the next pass
-// only cleans up.
+// cleans up.
 func (r *BenchmarkRunReconciler) fail(s *scope, condition, reason, msg string) (ctrl.Result, error) {
-	setCondition(s.run, condition, metav1.ConditionFalse, reason, msg)
-	s.run.Status.Phase = benchv1.PhaseFailed
-	s.run.Status.FinishedAt = &metav1.Time{Time: s.now}
-	r.Recorder.Eventf(s.run, nil, "Warning", reason, "Fail", "%s", msg)
+	engine.Fail(s.run, condition, reason, msg, s.now, s.notify)
 	return ctrl.Result{RequeueAfter: time.Millisecond}, nil
+}
+
+// eventsOf records what the engine says about run as its events.
+func (r *BenchmarkRunReconciler) eventsOf(run *benchv1.BenchmarkRun) engine.Notify {
+	return func(warning bool, reason, action, msg string) {
+		typ := corev1.EventTypeNormal
+		if warning {
+			typ = corev1.EventTypeWarning
+		}
+		r.Recorder.Eventf(run, nil, typ, reason, action, "%s", msg)
+	}
 }
 
 // setPhase moves the run forward, never back (a restart re-runs earlier phases as checks).

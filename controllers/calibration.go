@@ -75,7 +75,7 @@ func (r *BenchmarkRunReconciler) nullResponder(ctx context.Context, s *scope) (s
 		why := fmt.Sprintf("generator floor not measured: the null responder (Deployment %s, image %s) did not become available within %v%s",
 			name, r.Config.NullResponderImage, r.Timeouts.Targets, r.deploymentWaiting(ctx, dep))
 		skipCalibration(run, why)
-		r.Recorder.Eventf(run, nil, "Warning", ReasonCalibrationSkipped, "Deploy", "%s", why)
+		r.Recorder.Eventf(run, nil, "Warning", benchv1.ReasonCalibrationSkipped, "Deploy", "%s", why)
 		return "", nil
 	}
 	return fmt.Sprintf("null responder (%d/1 available%s)", dep.Status.AvailableReplicas, r.deploymentWaiting(ctx, dep)), nil
@@ -107,7 +107,7 @@ func (r *BenchmarkRunReconciler) removeNullResponder(ctx context.Context, s *sco
 			return fmt.Errorf("deleting the null responder %s: %w", name, err)
 		}
 	}
-	r.Recorder.Eventf(run, nil, "Normal", ReasonNullResponderRemoved, "Delete",
+	r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonNullResponderRemoved, "Delete",
 		"calibration done: null responder %s deleted, its %s of CPU back to the pool", name, cpu.String())
 	return nil
 }

@@ -131,12 +131,12 @@ func TestGeneratorFloorInTheCluster(t *testing.T) {
 	}
 	removed := 0
 	for _, e := range events.Items {
-		if e.Reason == ReasonNullResponderRemoved && e.Regarding.Name == run.Name {
+		if e.Reason == benchv1.ReasonNullResponderRemoved && e.Regarding.Name == run.Name {
 			removed++
 		}
 	}
 	if removed != 1 {
-		t.Errorf("%d %s events, want 1", removed, ReasonNullResponderRemoved)
+		t.Errorf("%d %s events, want 1", removed, benchv1.ReasonNullResponderRemoved)
 	}
 
 	for _, row := range got.Status.Results {

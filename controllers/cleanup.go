@@ -134,7 +134,7 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *scope) (ctrl.Re
 			return ctrl.Result{}, err
 		}
 		if len(left) > 0 {
-			r.Recorder.Eventf(run, nil, "Normal", ReasonCleanedUp, "Cleanup", "deleting %d objects (cleanup policy %s): %s",
+			r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonCleanedUp, "Cleanup", "deleting %d objects (cleanup policy %s): %s",
 				len(left), policy, strings.Join(left, ", "))
 			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 		}

@@ -11,9 +11,6 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
-// ReasonGeneratorBesideTarget: a trial's runner ran on a node with its target (Warning event).
-const ReasonGeneratorBesideTarget = "GeneratorBesideTarget"
-
 // sharedNodes puts into m the nodes where the trial's runners ran beside its target and
 // returns the message that names them. A target whose pods cannot be listed any more is
 // left unjudged: the figures already measured stand.
@@ -25,7 +22,7 @@ func (r *BenchmarkRunReconciler) sharedNodes(ctx context.Context, run *benchv1.B
 	nodes, msg := besideTarget(t.TestRun, runners, targets)
 	m.SharedNodes = nodes
 	if msg != "" {
-		r.Recorder.Eventf(run, nil, "Warning", ReasonGeneratorBesideTarget, "Measure", "trial %s: %s", t.Name, msg)
+		r.Recorder.Eventf(run, nil, "Warning", benchv1.ReasonGeneratorBesideTarget, "Measure", "trial %s: %s", t.Name, msg)
 	}
 	return msg
 }

@@ -27,7 +27,7 @@ import (
 func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	if run.Spec.Database == nil {
-		setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, ReasonNotRequested, "the run has no database")
+		setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, benchv1.ReasonNotRequested, "the run has no database")
 		return ctrl.Result{}, nil
 	}
 	if meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionDatabaseReady) {
@@ -49,14 +49,14 @@ func (r *BenchmarkRunReconciler) database(ctx context.Context, s *scope) (ctrl.R
 	}
 	if waiting != "" {
 		if s.now.Sub(run.Status.StartedAt.Time) > r.Timeouts.Database {
-			return r.fail(s, benchv1.ConditionDatabaseReady, ReasonDatabaseTimeout,
+			return r.fail(s, benchv1.ConditionDatabaseReady, benchv1.ReasonDatabaseTimeout,
 				fmt.Sprintf("the database did not become ready within %v: %s", r.Timeouts.Database, waiting))
 		}
-		setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionFalse, ReasonProvisioning, waiting)
+		setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionFalse, benchv1.ReasonProvisioning, waiting)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
-	r.Recorder.Eventf(run, nil, "Normal", ReasonDatabaseHealthy, "Provision", "PostgreSQL %s is ready", specs.ClusterName(run))
-	setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, ReasonDatabaseHealthy,
+	r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonDatabaseHealthy, "Provision", "PostgreSQL %s is ready", specs.ClusterName(run))
+	setCondition(run, benchv1.ConditionDatabaseReady, metav1.ConditionTrue, benchv1.ReasonDatabaseHealthy,
 		fmt.Sprintf("PostgreSQL %s is healthy; targets connect to %s", specs.ClusterName(run), specs.DatabaseHost(run)))
 	return ctrl.Result{}, nil
 }

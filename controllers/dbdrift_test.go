@@ -65,7 +65,7 @@ func TestDatabaseDriftFailsTheTrial(t *testing.T) {
 			}
 			got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, finished)
 			cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionComplete)
-			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != ReasonDatabaseDrift {
+			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != benchv1.ReasonDatabaseDrift {
 				t.Fatalf("phase %s, Complete %+v", got.Status.Phase, cond)
 			}
 			for _, want := range append([]string{"trial go.ping.100.r1 failed"}, c.says...) {

@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
 // refusedError is a create the API server will refuse however often it is retried: the
@@ -47,7 +49,7 @@ func createError(o client.Object, err error) error {
 func (r *BenchmarkRunReconciler) createFailed(s *scope, condition string, err error) (ctrl.Result, error) {
 	var refused *refusedError
 	if errors.As(err, &refused) {
-		return r.fail(s, condition, ReasonCreateRefused, refused.Error())
+		return r.fail(s, condition, benchv1.ReasonCreateRefused, refused.Error())
 	}
 	return ctrl.Result{}, err
 }

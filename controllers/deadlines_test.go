@@ -64,44 +64,44 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 			fakes.mu.Lock()
 			fakes.dbNever[specs.ClusterName(run)] = true
 			fakes.mu.Unlock()
-		}, benchv1.ConditionDatabaseReady, ReasonDatabaseTimeout, []string{"did not become ready within 3s", "Setting up primary"}, false},
+		}, benchv1.ConditionDatabaseReady, benchv1.ReasonDatabaseTimeout, []string{"did not become ready within 3s", "Setting up primary"}, false},
 		{"target-never-available", func(run *benchv1.BenchmarkRun) {
 			fakes.mu.Lock()
 			fakes.depNever[ns+"/"+specs.TargetName(run, "go")] = true
 			fakes.mu.Unlock()
-		}, benchv1.ConditionTargetsReady, ReasonTargetsTimeout, []string{"did not become available within 3s of their creation", "go (0/1 available)"}, false},
+		}, benchv1.ConditionTargetsReady, benchv1.ReasonTargetsTimeout, []string{"did not become available within 3s of their creation", "go (0/1 available)"}, false},
 		{"target-pool-matches-no-node", func(run *benchv1.BenchmarkRun) {
 			fakes.mu.Lock()
 			fakes.depNoNode[ns+"/"+specs.TargetName(run, "go")] = true
 			fakes.mu.Unlock()
-		}, benchv1.ConditionTargetsReady, ReasonTargetsTimeout, []string{"did not become available within 3s of their creation",
+		}, benchv1.ConditionTargetsReady, benchv1.ReasonTargetsTimeout, []string{"did not become available within 3s of their creation",
 			"go (0/1 available; Unschedulable: 0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.)"}, false},
 		{"verification-stalls", func(run *benchv1.BenchmarkRun) {
 			urlsMu.Lock()
 			urls[run.Namespace+"/"+run.Name+"/go"] = stall.URL
 			urlsMu.Unlock()
-		}, benchv1.ConditionTargetsVerified, ReasonVerifyTimeout, []string{"go failed verification", "did not finish its contract checks within 3s"}, false},
+		}, benchv1.ConditionTargetsVerified, benchv1.ReasonVerifyTimeout, []string{"go failed verification", "did not finish its contract checks within 3s"}, false},
 		{"k6-operator-down", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{down: true})
-		}, benchv1.ConditionComplete, ReasonTrialTimeout, []string{"did not start its runners within 3s", `stage ""`, "0 of 1 found"}, true},
+		}, benchv1.ConditionComplete, benchv1.ReasonTrialTimeout, []string{"did not start its runners within 3s", `stage ""`, "0 of 1 found"}, true},
 		{"runners-unschedulable", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{unschedulable: true})
-		}, benchv1.ConditionComplete, ReasonTrialTimeout, []string{"did not start its runners within 3s", `stage "created"`,
+		}, benchv1.ConditionComplete, benchv1.ReasonTrialTimeout, []string{"did not start its runners within 3s", `stage "created"`,
 			"Unschedulable: 0/3 nodes are available"}, true},
 		// Lost runners fail the trial at once, not at the TrialFinish deadline.
 		{"runner-pod-lost", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{losePods: true})
-		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"1 of TestRun", "1 k6 runner pods are gone while it loaded the target",
+		}, benchv1.ConditionComplete, benchv1.ReasonTrialFailed, []string{"1 of TestRun", "1 k6 runner pods are gone while it loaded the target",
 			"node lost"}, true},
 		// A node selector value the schema lets through and the API server refuses in a pod.
 		{"create-refused", func(run *benchv1.BenchmarkRun) {
 			run.Spec.NodePools[0].NodeSelector = map[string]string{"gauntlet.test/pool": "create refused!"}
-		}, benchv1.ConditionTargetsReady, ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "a valid label must be"}, false},
+		}, benchv1.ConditionTargetsReady, benchv1.ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "a valid label must be"}, false},
 		// A negative CPU is refused when the run is accepted, before anything is created.
 		{"cpu-refused", func(run *benchv1.BenchmarkRun) {
 			cpu := resource.MustParse("-1")
 			run.Spec.Targets[0].Resources.CPU = &cpu
-		}, benchv1.ConditionAccepted, ReasonInvalidSpec, []string{"spec.targets[0].resources.cpu", "cpu must be above 0"}, false},
+		}, benchv1.ConditionAccepted, benchv1.ReasonInvalidSpec, []string{"spec.targets[0].resources.cpu", "cpu must be above 0"}, false},
 	}
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range cases {

@@ -103,7 +103,7 @@ func TestNodePoolExclusivity(t *testing.T) {
 		return c != nil && c.Status == metav1.ConditionFalse
 	})
 	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionNodePoolsAvailable)
-	if c.Reason != ReasonWaitingForPool || !strings.Contains(c.Message, "default/pool-first") || !strings.Contains(c.Message, "kubernetes.io/arch=amd64") {
+	if c.Reason != benchv1.ReasonWaitingForPool || !strings.Contains(c.Message, "default/pool-first") || !strings.Contains(c.Message, "kubernetes.io/arch=amd64") {
 		t.Errorf("condition %+v does not name the run it waits for", c)
 	}
 	time.Sleep(time.Second)

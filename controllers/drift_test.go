@@ -51,7 +51,7 @@ func TestTargetDriftFailsTheTrial(t *testing.T) {
 			}
 			got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, finished)
 			cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionComplete)
-			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != ReasonTargetDrift {
+			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != benchv1.ReasonTargetDrift {
 				t.Fatalf("phase %s, Complete %+v", got.Status.Phase, cond)
 			}
 			for _, want := range []string{"trial go.ping.100.r1 failed", "Deployment " + name, c.says} {
@@ -117,7 +117,7 @@ func TestServiceDriftFailsTheTrial(t *testing.T) {
 			}
 			got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, finished)
 			cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionComplete)
-			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != ReasonTargetDrift {
+			if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != benchv1.ReasonTargetDrift {
 				t.Fatalf("phase %s, Complete %+v", got.Status.Phase, cond)
 			}
 			for _, want := range []string{"Service " + name, c.says} {

@@ -86,7 +86,7 @@ func (r *BenchmarkRunReconciler) runDeadline(_ context.Context, s *scope) (ctrl.
 	if started == nil || s.now.Sub(started.Time) <= r.Timeouts.Run {
 		return ctrl.Result{}, nil
 	}
-	return r.fail(s, benchv1.ConditionComplete, ReasonRunTimeout, fmt.Sprintf(
+	return r.fail(s, benchv1.ConditionComplete, benchv1.ReasonRunTimeout, fmt.Sprintf(
 		"the run went past the operator's maximum run duration of %s (--max-run-duration) and was stopped; its node pools are free", r.Timeouts.Run))
 }
 
@@ -102,12 +102,12 @@ func (r *BenchmarkRunReconciler) nodePools(ctx context.Context, s *scope) (ctrl.
 	if holder != "" {
 		msg := "waiting for " + holder
 		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionNodePoolsAvailable); c == nil || c.Message != msg {
-			r.Recorder.Eventf(run, nil, "Normal", ReasonWaitingForPool, "WaitForNodePool", msg)
+			r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonWaitingForPool, "WaitForNodePool", msg)
 		}
-		setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionFalse, ReasonWaitingForPool, msg)
+		setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionFalse, benchv1.ReasonWaitingForPool, msg)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
-	setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionTrue, ReasonPoolFree, "no other run loads this run's node pools")
+	setCondition(run, benchv1.ConditionNodePoolsAvailable, metav1.ConditionTrue, benchv1.ReasonPoolFree, "no other run loads this run's node pools")
 	return ctrl.Result{}, nil
 }
 

@@ -57,19 +57,19 @@ func TestFailuresAreExplained(t *testing.T) {
 			fakes.mu.Lock()
 			fakes.dbNever[specs.ClusterName(run)] = true
 			fakes.mu.Unlock()
-		}, benchv1.ConditionDatabaseReady, ReasonDatabaseTimeout,
+		}, benchv1.ConditionDatabaseReady, benchv1.ReasonDatabaseTimeout,
 			[]string{"did not become ready within 8s", `phase "Setting up primary"`, "Creating primary instance"}, false},
 		{"target-fails-verification", func(run *benchv1.BenchmarkRun) {
 			urlsMu.Lock()
 			urls[run.Namespace+"/"+run.Name+"/go"] = broken.URL
 			urlsMu.Unlock()
-		}, benchv1.ConditionTargetsVerified, ReasonVerifyFailed, []string{"go failed verification", "not-found: GET unknown path: status: expected 404, got 500", "not timed"}, false},
+		}, benchv1.ConditionTargetsVerified, benchv1.ReasonVerifyFailed, []string{"go failed verification", "not-found: GET unknown path: status: expected 404, got 500", "not timed"}, false},
 		{"testrun-error", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{errorStage: specs.StageInitialization})
-		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go.ping.100.r1 failed", "k6-operator reported an error", "initializer pod failed"}, true},
+		}, benchv1.ConditionComplete, benchv1.ReasonTrialFailed, []string{"trial go.ping.100.r1 failed", "k6-operator reported an error", "initializer pod failed"}, true},
 		{"thresholds-crossed", func(run *benchv1.BenchmarkRun) {
 			fakes.script(run.Name, &k6Outcome{exitCode: 99})
-		}, benchv1.ConditionComplete, ReasonTrialFailed, []string{"trial go.ping.100.r1 failed", "k6 thresholds were crossed", "exit code 99"}, true},
+		}, benchv1.ConditionComplete, benchv1.ReasonTrialFailed, []string{"trial go.ping.100.r1 failed", "k6 thresholds were crossed", "exit code 99"}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -38,14 +39,26 @@ func gitOpsCases() []gitOpsCase {
 		{name: "phase-Succeeded", phase: benchv1.PhaseSucceeded, kstatus: status.CurrentStatus, argo: "Healthy"},
 		{name: "phase-Failed", phase: benchv1.PhaseFailed, kstatus: status.FailedStatus, argo: "Degraded",
 			fail: func(r *benchv1.BenchmarkRun) {
-				setCondition(r, benchv1.ConditionTargetsReady, metav1.ConditionFalse, ReasonTargetsTimeout,
+				setCondition(r, benchv1.ConditionTargetsReady, metav1.ConditionFalse, benchv1.ReasonTargetsTimeout,
 					"target go: no available replica after 10m0s")
 			}},
 		// A failed verification ends the run Failed after the others were measured.
 		{name: "failed-verification", phase: benchv1.PhaseFailed, kstatus: status.FailedStatus, argo: "Degraded",
 			fail: func(r *benchv1.BenchmarkRun) {
-				setCondition(r, benchv1.ConditionTargetsVerified, metav1.ConditionFalse, ReasonVerifyFailed,
+				setCondition(r, benchv1.ConditionTargetsVerified, metav1.ConditionFalse, benchv1.ReasonVerifyFailed,
 					"node: /db/ping: status 500")
+			}},
+		// Every trial ran, but no row is valid: nothing a pipeline can stand behind.
+		{name: "no-valid-result", phase: benchv1.PhaseSucceeded, kstatus: status.FailedStatus, argo: "Degraded",
+			fail: func(r *benchv1.BenchmarkRun) {
+				setCondition(r, benchv1.ConditionConclusive, metav1.ConditionFalse, benchv1.ReasonNoValidResult,
+					"0 of 36 rows valid; invalid rows' flags: GeneratorBound 30, MostlyFailed 6")
+			}},
+		// An invalid row could beat the headline's.
+		{name: "headline-inconclusive", phase: benchv1.PhaseSucceeded, kstatus: status.FailedStatus, argo: "Degraded",
+			fail: func(r *benchv1.BenchmarkRun) {
+				setCondition(r, benchv1.ConditionConclusive, metav1.ConditionFalse, benchv1.ReasonHeadlineInconclusive,
+					"inconclusive: node's row is GeneratorBound; 1 of 2 rows valid; invalid rows' flags: GeneratorBound 1")
 			}},
 		// A finished run whose spec was edited has not been looked at again yet.
 		{name: "succeeded-stale-generation", phase: benchv1.PhaseSucceeded, stale: true, kstatus: status.InProgressStatus, argo: "Progressing"},
@@ -54,7 +67,7 @@ func gitOpsCases() []gitOpsCase {
 
 // gitOpsRun builds the object: the phase, the step condition a failure records, and the
 // GitOps conditions and observedGeneration exactly as the reconciler's deferred patch sets
-// them (gitOpsConditions), with fixed times so the files are stable.
+// them (engine.GitOps), with fixed times so the files are stable.
 func gitOpsRun(c gitOpsCase) *unstructured.Unstructured {
 	run := &benchv1.BenchmarkRun{
 		TypeMeta:   metav1.TypeMeta{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkRun"},
@@ -74,7 +87,7 @@ func gitOpsRun(c gitOpsCase) *unstructured.Unstructured {
 		c.fail(run)
 	}
 	run.Status.ObservedGeneration = run.Generation
-	gitOpsConditions(run)
+	engine.GitOps(run)
 	if c.stale {
 		run.Generation = 2
 	}

@@ -111,7 +111,7 @@ func TestAnObjectInTheWayIsNotTakenAsOurs(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
 	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 60*time.Second, finished)
 	cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionTargetsReady)
-	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != ReasonNameConflict ||
+	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != benchv1.ReasonNameConflict ||
 		!strings.Contains(cond.Message, "Service default/"+squatter.Name+" already exists and is not this run's") {
 		t.Fatalf("phase %s, TargetsReady %+v: want Failed with NameConflict naming the Service", got.Status.Phase, cond)
 	}

@@ -47,10 +47,10 @@ func TestStuckOrDeadLoadFailsTheTrial(t *testing.T) {
 		message []string
 		waiting []string // what the Complete condition says while the trial waits
 	}{
-		{"starter-unschedulable", &k6Outcome{starterUnschedulable: true}, ReasonLoadUnschedulable,
+		{"starter-unschedulable", &k6Outcome{starterUnschedulable: true}, benchv1.ReasonLoadUnschedulable,
 			[]string{"starter pod ", "-starter-q8m4t could not be scheduled within 3s", "Unschedulable: 0/1 nodes are available: 1 Insufficient cpu"},
 			[]string{"waiting for TestRun ", "'s starter pod ", "Insufficient cpu"}},
-		{"runner-oom-killed", &k6Outcome{oomKillAfter: time.Second, hold: make(chan struct{})}, ReasonTrialFailed,
+		{"runner-oom-killed", &k6Outcome{oomKillAfter: time.Second, hold: make(chan struct{})}, benchv1.ReasonTrialFailed,
 			[]string{"k6 runner pod ", "-1-x7k2p was OOMKilled (exit code 137, memory limit", "spec.loadGenerator.resources.memory"}, nil},
 	}
 	for _, c := range cases {
@@ -105,12 +105,12 @@ func TestStuckOrDeadLoadFailsTheTrial(t *testing.T) {
 				}
 				named := 0
 				for _, e := range events.Items {
-					if e.Regarding.Name == run.Name && e.Reason == ReasonLoadUnschedulable && e.Type == corev1.EventTypeWarning && contains(e.Note, c.waiting) {
+					if e.Regarding.Name == run.Name && e.Reason == benchv1.ReasonLoadUnschedulable && e.Type == corev1.EventTypeWarning && contains(e.Note, c.waiting) {
 						named++
 					}
 				}
 				if named == 0 {
-					t.Errorf("no %s event named the pod", ReasonLoadUnschedulable)
+					t.Errorf("no %s event named the pod", benchv1.ReasonLoadUnschedulable)
 				}
 			}
 			// The run's policy applies: its load stops and, with cleanup Always, every

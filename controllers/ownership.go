@@ -13,9 +13,6 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// ReasonNameConflict: an object the run needs exists and belongs to something else.
-const ReasonNameConflict = "NameConflict"
-
 // nameConflict is the error of an existing object that is not the run's; it fails the run.
 type nameConflict struct {
 	condition string

@@ -72,7 +72,7 @@ func TestSecondRunOnAPoolDeploysNothingUntilTheFirstReleases(t *testing.T) {
 		return meta.IsStatusConditionFalse(r.Status.Conditions, benchv1.ConditionNodePoolsAvailable)
 	})
 	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionNodePoolsAvailable)
-	if c.Reason != ReasonWaitingForPool || !strings.Contains(c.Message, "default/lock-first") || !strings.Contains(c.Message, "pool-lock-node") {
+	if c.Reason != benchv1.ReasonWaitingForPool || !strings.Contains(c.Message, "default/lock-first") || !strings.Contains(c.Message, "pool-lock-node") {
 		t.Errorf("condition %+v does not name the run and the node it waits for", c)
 	}
 	time.Sleep(3 * time.Second) // several passes of the waiting run

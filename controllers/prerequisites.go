@@ -56,11 +56,11 @@ func (r *BenchmarkRunReconciler) prerequisites(_ context.Context, s *scope) (ctr
 	if len(missing) > 0 {
 		msg := "not installed: " + strings.Join(missing, ", ") + "; install them, the run waits"
 		if !meta.IsStatusConditionFalse(s.run.Status.Conditions, benchv1.ConditionDependenciesReady) {
-			r.Recorder.Eventf(s.run, nil, "Warning", ReasonMissingDependency, "CheckDependencies", msg)
+			r.Recorder.Eventf(s.run, nil, "Warning", benchv1.ReasonMissingDependency, "CheckDependencies", msg)
 		}
-		setCondition(s.run, benchv1.ConditionDependenciesReady, metav1.ConditionFalse, ReasonMissingDependency, msg)
+		setCondition(s.run, benchv1.ConditionDependenciesReady, metav1.ConditionFalse, benchv1.ReasonMissingDependency, msg)
 		return ctrl.Result{RequeueAfter: missingDependencyRequeue}, nil
 	}
-	setCondition(s.run, benchv1.ConditionDependenciesReady, metav1.ConditionTrue, ReasonInstalled, "CloudNativePG, k6-operator and prometheus-operator CRDs are served")
+	setCondition(s.run, benchv1.ConditionDependenciesReady, metav1.ConditionTrue, benchv1.ReasonInstalled, "CloudNativePG, k6-operator and prometheus-operator CRDs are served")
 	return ctrl.Result{}, nil
 }

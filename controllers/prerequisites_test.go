@@ -44,7 +44,7 @@ func TestMissingOperatorsAreNamed(t *testing.T) {
 		return meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionDependenciesReady) != nil
 	})
 	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionDependenciesReady)
-	if c.Status != metav1.ConditionFalse || c.Reason != ReasonMissingDependency {
+	if c.Status != metav1.ConditionFalse || c.Reason != benchv1.ReasonMissingDependency {
 		t.Fatalf("condition %+v", c)
 	}
 	for _, want := range []string{"CloudNativePG (Cluster postgresql.cnpg.io/v1)", "CloudNativePG (Pooler", "k6-operator (TestRun k6.io/v1alpha1)", "prometheus-operator (PodMonitor"} {

@@ -42,7 +42,7 @@ func TestRunPastTheMaximumDurationFails(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
 	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 60*time.Second, finished)
 	c := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionComplete)
-	if got.Status.Phase != benchv1.PhaseFailed || c == nil || c.Reason != ReasonRunTimeout || !strings.Contains(c.Message, "maximum run duration of 4s") {
+	if got.Status.Phase != benchv1.PhaseFailed || c == nil || c.Reason != benchv1.ReasonRunTimeout || !strings.Contains(c.Message, "maximum run duration of 4s") {
 		t.Fatalf("phase %s, Complete %+v", got.Status.Phase, c)
 	}
 	if took := got.Status.FinishedAt.Sub(got.Status.StartedAt.Time); took > 30*time.Second {

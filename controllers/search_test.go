@@ -107,7 +107,7 @@ func TestCapacitySearchThroughTheReconciler(t *testing.T) {
 	}
 	var searchEvents []string
 	for _, e := range events.Items {
-		if e.Reason == ReasonSearchStep {
+		if e.Reason == benchv1.ReasonSearchStep {
 			searchEvents = append(searchEvents, e.Note)
 		}
 	}

@@ -36,7 +36,7 @@ func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Re
 	var waiting, late []string
 	for _, t := range run.Spec.Targets {
 		if _, err := specs.TargetImage(t, r.Config); err != nil {
-			return r.fail(s, benchv1.ConditionTargetsReady, ReasonNoImage, err.Error())
+			return r.fail(s, benchv1.ConditionTargetsReady, benchv1.ReasonNoImage, err.Error())
 		}
 		if err := r.createAll(ctx, s, specs.TargetDeployment(run, t, r.Config), specs.TargetService(run, t)); err != nil {
 			return r.createFailed(s, benchv1.ConditionTargetsReady, err)
@@ -67,16 +67,16 @@ func (r *BenchmarkRunReconciler) targets(ctx context.Context, s *scope) (ctrl.Re
 		waiting = append(waiting, w)
 	}
 	if len(late) > 0 {
-		return r.fail(s, benchv1.ConditionTargetsReady, ReasonTargetsTimeout,
+		return r.fail(s, benchv1.ConditionTargetsReady, benchv1.ReasonTargetsTimeout,
 			fmt.Sprintf("targets did not become available within %v of their creation: %s", r.Timeouts.Targets, strings.Join(late, ", ")))
 	}
 	if len(waiting) > 0 {
 		msg := "waiting for targets: " + strings.Join(waiting, ", ")
-		setCondition(run, benchv1.ConditionTargetsReady, metav1.ConditionFalse, ReasonDeploying, msg)
+		setCondition(run, benchv1.ConditionTargetsReady, metav1.ConditionFalse, benchv1.ReasonDeploying, msg)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
-	r.Recorder.Eventf(run, nil, "Normal", ReasonAvailable, "Deploy", "%d targets are available", len(run.Spec.Targets))
-	setCondition(run, benchv1.ConditionTargetsReady, metav1.ConditionTrue, ReasonAvailable, "every target has an available pod")
+	r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonAvailable, "Deploy", "%d targets are available", len(run.Spec.Targets))
+	setCondition(run, benchv1.ConditionTargetsReady, metav1.ConditionTrue, benchv1.ReasonAvailable, "every target has an available pod")
 	return ctrl.Result{}, nil
 }
 

@@ -121,7 +121,7 @@ func TestRegistryAllowList(t *testing.T) {
 	}
 	got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 30*time.Second, finished)
 	cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionAccepted)
-	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != ReasonImageNotAllowed ||
+	if got.Status.Phase != benchv1.PhaseFailed || cond == nil || cond.Reason != benchv1.ReasonImageNotAllowed ||
 		!strings.HasPrefix(cond.Message, "spec.targets[1].image: ") || !strings.Contains(cond.Message, "ghcr.io/acme") {
 		t.Fatalf("phase %s, Accepted %+v", got.Status.Phase, cond)
 	}

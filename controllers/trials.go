@@ -3,9 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
@@ -35,7 +34,7 @@ const testRunRunning = "TestRunRunning"
 // trial finds its TestRun by name and carries on.
 func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
-	r.advanceSearch(s) // a search appends its next step once the previous one is judged
+	engine.AdvanceSearch(run, s.notify) // a search appends its next step once the previous one is judged
 	next := -1
 	for i, t := range run.Status.Trials {
 		if t.Phase == benchv1.TrialRunning || t.Phase == benchv1.TrialPending {
@@ -48,13 +47,13 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseRunning)
-	setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
+	setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
 	t := &run.Status.Trials[next]
 	if t.Phase == benchv1.TrialPending {
 		// A failed trial's TestRun may still be loading: no two trials' load overlaps.
 		stopping, err := r.pruneTestRuns(ctx, run)
 		if err != nil || len(stopping) > 0 {
-			setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning,
+			setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning,
 				fmt.Sprintf("trials %s; waiting for TestRun %s of a failed trial to stop", results.Progress(run.Status.Trials), strings.Join(stopping, ", ")))
 			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
 		}
@@ -70,7 +69,7 @@ func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *be
 	run := s.run
 	p, err := trialPlan(run, plan.FromStatus(t), r.trialBaseURL(run, t))
 	if err != nil {
-		return r.failTrial(s, t, "no k6 plan: "+err.Error())
+		return r.act(s, engine.FailTrial(run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: "no k6 plan: " + err.Error()}, s.notify), nil)
 	}
 	tr := specs.TestRun(run, plan.FromStatus(t), p, r.Config)
 	if err := r.createAll(ctx, s, specs.PlanConfigMap(run, plan.FromStatus(t), p), tr); err != nil {
@@ -80,180 +79,136 @@ func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *be
 		}
 		return ctrl.Result{}, err
 	}
-	t.Phase, t.TestRun = benchv1.TrialRunning, tr.GetName()
+	engine.Begin(run, t, tr.GetName(), s.notify)
 	r.startWire(ctx, run, t)
-	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialStarted, "Load", "trial %s started (TestRun %s)", t.Name, t.TestRun)
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 }
 
-// followTrial moves a running trial on from what k6-operator and Prometheus report. Every
-// wait has a deadline: the runners must start within TrialStart of the TestRun's creation,
-// and the TestRun must finish with every runner's exit code within TrialFinish of the
-// measured window's end. The target must stay as deployed throughout.
+// followTrial is the cluster's executor of a trial for the engine: it observes the
+// TestRun, its pods and the target, lets the engine step the trial, and reads Prometheus
+// and the wire when the engine says the figures are due.
 func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
-	run := s.run
-	if drift, err := r.targetDrift(ctx, run, t); err != nil || drift != "" {
-		if drift != "" {
-			return r.failTrialFor(s, t, ReasonTargetDrift, drift)
-		}
+	o, pods, err := r.observeTrial(ctx, s, t)
+	if err != nil {
 		return ctrl.Result{}, err
+	}
+	next := engine.Step(s.run, t, o, s.now, r.deadlines(), s.notify)
+	if next.Read {
+		next, err = r.readTrial(ctx, s, t, pods)
+	}
+	return r.act(s, next, err)
+}
+
+// observeTrial is what k6-operator, the runner pods and the target say of a running trial.
+// The load starts when k6-operator starts the runners: its TestRunRunning condition says
+// when; without it, only a TestRun seen in the started stage dates the start (a later
+// stage would date it too late). A runner that died, or a pod the scheduler will not
+// place, is reported at once: k6-operator would leave the TestRun waiting for it.
+func (r *BenchmarkRunReconciler) observeTrial(ctx context.Context, s *scope, t *benchv1.Trial) (engine.Observation, []corev1.Pod, error) {
+	run := s.run
+	o := engine.Observation{Subject: "TestRun " + t.TestRun}
+	failed := func(reason, why string) (engine.Observation, []corev1.Pod, error) {
+		o.Failure = &engine.Failure{Reason: reason, Why: why}
+		return o, nil, nil
+	}
+	if drift, err := r.targetDrift(ctx, run, t); err != nil || drift != "" {
+		if err != nil {
+			return o, nil, err
+		}
+		return failed(benchv1.ReasonTargetDrift, drift)
 	}
 	tr := &unstructured.Unstructured{}
 	tr.SetGroupVersionKind(specs.TestRunGVK)
 	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: t.TestRun}, tr); err != nil {
 		if apierrors.IsNotFound(err) {
-			return r.failTrial(s, t, fmt.Sprintf("TestRun %s was deleted before it finished", t.TestRun))
+			return failed(benchv1.ReasonTrialFailed, fmt.Sprintf("TestRun %s was deleted before it finished", t.TestRun))
 		}
-		return ctrl.Result{}, err
+		return o, nil, err
 	}
+	o.Created = tr.GetCreationTimestamp().Time
 	if !t.Calibration && t.FinishedAt == nil {
-		if drift, err := r.databaseDrift(ctx, run, tr.GetCreationTimestamp().Time); err != nil || drift != "" {
-			if drift != "" {
-				return r.failTrialFor(s, t, ReasonDatabaseDrift, drift)
+		if drift, err := r.databaseDrift(ctx, run, o.Created); err != nil || drift != "" {
+			if err != nil {
+				return o, nil, err
 			}
-			return ctrl.Result{}, err
+			return failed(benchv1.ReasonDatabaseDrift, drift)
 		}
 	}
 	st, err := specs.ReadTestRunStatus(tr)
 	if err != nil {
-		return ctrl.Result{}, err
+		return o, nil, err
 	}
-	if t.MeasureStart == nil && (st.Stage == specs.StageStarted || st.Stage == specs.StageStopped || st.Stage == specs.StageFinished) {
-		// The load starts when k6-operator starts the runners; the window follows the warmup.
-		// Its TestRunRunning condition says when; without it, only a TestRun seen in the
-		// started stage itself dates the start (a later stage would date it too late).
-		var started time.Time
+	if st.Stage == specs.StageStarted || st.Stage == specs.StageStopped || st.Stage == specs.StageFinished {
 		if c := findCondition(st.Conditions, testRunRunning); c != nil && c.Status == metav1.ConditionTrue {
-			started = c.LastTransitionTime.Time
+			o.Started = c.LastTransitionTime.Time
 		} else if st.Stage == specs.StageStarted {
-			started = s.now
-		}
-		if !started.IsZero() {
-			warmup, measure := plan.Windows(&run.Spec, plan.FromStatus(t))
-			start := started.Add(warmup)
-			t.MeasureStart, t.MeasureEnd = &metav1.Time{Time: start}, &metav1.Time{Time: start.Add(measure)}
+			o.Started = s.now
 		}
 	}
 	pods, err := r.loadPods(ctx, run, t.TestRun)
 	if err != nil {
-		return ctrl.Result{}, err
+		return o, nil, err
 	}
 	want := int(trialRunners(run, t).Runners)
-	// late says what the trial waits for once it is past its deadline, "" before.
-	late := func() string {
-		what := podsState(t.TestRun, want, pods)
-		if t.MeasureStart == nil {
-			if overdue(s.now, tr.GetCreationTimestamp().Time, r.Timeouts.TrialStart) {
-				return fmt.Sprintf("TestRun %s did not start its runners within %v of its creation (stage %q%s%s)",
-					t.TestRun, r.Timeouts.TrialStart, st.Stage, conditionText(st.Conditions), what)
-			}
-			return ""
-		}
-		if overdue(s.now, t.MeasureEnd.Time, r.Timeouts.TrialFinish) {
-			return fmt.Sprintf("TestRun %s did not finish within %v of its measured window's end (stage %q%s)",
-				t.TestRun, r.Timeouts.TrialFinish, st.Stage, what)
-		}
-		return ""
-	}
+	o.Detail = fmt.Sprintf("stage %q%s%s", st.Stage, conditionText(st.Conditions), podsState(t.TestRun, want, pods))
 	switch {
 	case st.Stage == specs.StageError:
-		return r.failTrial(s, t, fmt.Sprintf("k6-operator reported an error for TestRun %s%s", t.TestRun, conditionText(st.Conditions)))
+		return failed(benchv1.ReasonTrialFailed, fmt.Sprintf("k6-operator reported an error for TestRun %s%s", t.TestRun, conditionText(st.Conditions)))
 	case st.Stage != specs.StageFinished:
-		// A runner that died, or a pod the scheduler will not place, ends the trial now:
-		// k6-operator would leave the TestRun waiting for it.
 		if why := runnersFailed(t.TestRun, st.Stage, want, pods); why != "" {
-			return r.failTrial(s, t, why)
+			return failed(benchv1.ReasonTrialFailed, why)
 		}
-		if res, failed, err := r.heldUp(s, t, pods); failed {
-			return res, err
+		if who, why, since := stuckPod(t.TestRun, pods); who != "" {
+			o.Held, o.HeldWhy, o.HeldSince = fmt.Sprintf("TestRun %s's %s", t.TestRun, who), why, since
 		}
-		if why := late(); why != "" {
-			return r.failTrialFor(s, t, ReasonTrialTimeout, why)
+	default:
+		msg, done := runnerExitCodes(t.TestRun, want, pods)
+		if msg != "" {
+			return failed(benchv1.ReasonTrialFailed, msg)
 		}
-		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
+		o.Exited = done
 	}
-	if msg, done := runnerExitCodes(t.TestRun, want, pods); !done {
-		if why := late(); why != "" {
-			return r.failTrialFor(s, t, ReasonTrialTimeout, why)
-		}
-		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
-	} else if msg != "" {
-		return r.failTrial(s, t, msg)
-	}
-	if t.MeasureStart == nil {
-		return r.failTrial(s, t, "TestRun "+t.TestRun+" finished but was never seen started: the measured window is unknown")
-	}
-	if t.FinishedAt == nil {
-		t.FinishedAt = &metav1.Time{Time: s.now}
-	}
-	readAt := t.MeasureEnd.Add(r.Timeouts.Grace)
-	if t.FinishedAt.After(readAt) {
-		readAt = t.FinishedAt.Time
-	}
-	if wait := readAt.Sub(s.now); wait > 0 {
-		return ctrl.Result{RequeueAfter: wait}, nil
-	}
-	// A tight budget per pass: a slow Prometheus delays this trial, not the other runs.
+	return o, pods, nil
+}
+
+// readTrial reads a finished trial's figures from Prometheus and the wire agents, and
+// gives them to the engine. A tight budget per pass: a slow Prometheus delays this trial,
+// not the other runs.
+func (r *BenchmarkRunReconciler) readTrial(ctx context.Context, s *scope, t *benchv1.Trial, pods []corev1.Pod) (engine.Next, error) {
+	run := s.run
 	mctx, cancel := context.WithTimeout(ctx, r.Timeouts.MeasureCall)
 	defer cancel()
-	m, note, err := r.Metrics.Measure(mctx, trialQuery(run, t), readAt)
+	m, note, err := r.Metrics.Measure(mctx, trialQuery(run, t), engine.ReadAt(t, r.deadlines()))
 	if err != nil {
-		if s.now.Sub(readAt) > r.Timeouts.Measure {
-			return r.failTrial(s, t, "reading the trial's figures from Prometheus: "+err.Error())
-		}
-		return ctrl.Result{}, fmt.Errorf("trial %s: %w", t.Name, err)
+		return engine.ReadFailed(run, t, fmt.Errorf("from Prometheus: %w", err), s.now, r.deadlines(), s.notify)
 	}
-	// The wire's and the placement's notes first: the others may be clipped.
-	notes := slices.DeleteFunc([]string{r.recordWire(mctx, run, t, &m), r.sharedNodes(mctx, run, t, pods, &m), note},
-		func(s string) bool { return s == "" })
-	note = strings.Join(notes, "; ")
-	if why := results.SeriesBeyondWire(m); why != "" {
-		return r.failTrialFor(s, t, ReasonSeriesBeyondWire, why)
+	next := engine.Record(run, t, m, []string{r.recordWire(mctx, run, t, &m), r.sharedNodes(mctx, run, t, pods, &m), note}, s.notify)
+	if next.Stop == nil {
+		// Its figures are in status: TestRuns older than the last few go, with their pods.
+		_, err = r.pruneTestRuns(ctx, run)
 	}
-	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, note
-	if t.Calibration {
-		t.Message = "generator floor: k6 against the null responder"
-	}
-	run.Status.Progress = results.Progress(run.Status.Trials)
-	r.Recorder.Eventf(run, nil, "Normal", ReasonTrialFinished, "Measure", "trial %s: %d requests, p99 %s (%s)",
-		t.Name, m.Requests, results.FormatMicros(m.P99Micros), run.Status.Progress)
-	// Its figures are in status: TestRuns older than the last few go, with their pods.
-	if _, err := r.pruneTestRuns(ctx, run); err != nil {
+	return next, err
+}
+
+// act carries out what the engine decided: the run fails, or the trial is looked at again
+// after a while, or the next trial starts soon.
+func (r *BenchmarkRunReconciler) act(s *scope, next engine.Next, err error) (ctrl.Result, error) {
+	switch {
+	case err != nil:
 		return ctrl.Result{}, err
+	case next.Stop != nil:
+		return r.fail(s, benchv1.ConditionComplete, next.Stop.Reason, next.Stop.Why)
+	case next.After > 0:
+		return ctrl.Result{RequeueAfter: next.After}, nil
 	}
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
 }
 
-// heldUp fails the trial once a pod of its TestRun has been unschedulable for longer than
-// the Unschedulable deadline (failed is true then). Before that it names the pod, and the
-// scheduler's words, in the trial's message and the run's Complete condition, with one
-// event each time they change.
-func (r *BenchmarkRunReconciler) heldUp(s *scope, t *benchv1.Trial, pods []corev1.Pod) (res ctrl.Result, failed bool, err error) {
-	who, why, since := stuckPod(t.TestRun, pods)
-	if who == "" {
-		if strings.HasPrefix(t.Message, waitingPrefix) {
-			t.Message = "" // scheduled since
-		}
-		return ctrl.Result{}, false, nil
-	}
-	if overdue(s.now, since, r.Timeouts.Unschedulable) {
-		res, err := r.failTrialFor(s, t, ReasonLoadUnschedulable, fmt.Sprintf("TestRun %s's %s could not be scheduled within %v: %s",
-			t.TestRun, who, r.Timeouts.Unschedulable, why))
-		return res, true, err
-	}
-	note := fmt.Sprintf("%sTestRun %s's %s: %s", waitingPrefix, t.TestRun, who, why)
-	if t.Message != note {
-		t.Message = note
-		r.Recorder.Eventf(s.run, nil, "Warning", ReasonLoadUnschedulable, "Load", "trial %s: %s", t.Name, note)
-	}
-	setCondition(s.run, benchv1.ConditionComplete, metav1.ConditionFalse, ReasonTrialsRunning,
-		fmt.Sprintf("trials %s; %s", results.Progress(s.run.Status.Trials), note))
-	return ctrl.Result{}, false, nil
+// deadlines are the operator's timeouts as the engine's.
+func (r *BenchmarkRunReconciler) deadlines() engine.Deadlines {
+	return engine.Deadlines{Start: r.Timeouts.TrialStart, Finish: r.Timeouts.TrialFinish, Unschedulable: r.Timeouts.Unschedulable,
+		Grace: r.Timeouts.Grace, Measure: r.Timeouts.Measure, Poll: r.Timeouts.Poll}
 }
-
-// waitingPrefix begins a running trial's message while a pod of its TestRun cannot be
-// scheduled.
-const waitingPrefix = "waiting for "
 
 // runnerExitCodes reads the runner pods' exit codes (k6-operator reports them only in its
 // cloud mode). done is false until every runner has terminated; msg explains a failure.
@@ -287,26 +242,6 @@ func podDone(p *corev1.Pod) bool {
 		}
 	}
 	return len(p.Status.ContainerStatuses) > 0
-}
-
-// failTrial records a failed trial and fails the run with it: the other trials would meet
-// the same broken load generator or target.
-func (r *BenchmarkRunReconciler) failTrial(s *scope, t *benchv1.Trial, why string) (ctrl.Result, error) {
-	return r.failTrialFor(s, t, ReasonTrialFailed, why)
-}
-
-// failTrialFor is failTrial with the reason of the Complete condition.
-func (r *BenchmarkRunReconciler) failTrialFor(s *scope, t *benchv1.Trial, reason, why string) (ctrl.Result, error) {
-	t.Phase, t.Message = benchv1.TrialFailed, why
-	s.run.Status.Progress = results.Progress(s.run.Status.Trials)
-	if t.Calibration {
-		// A floor not measured leaves the rows unjudged for generator noise; the targets'
-		// trials still run (as in the local mode), and a broken generator fails them there.
-		t.Message = "generator floor not measured: " + why
-		r.Recorder.Eventf(s.run, nil, "Warning", ReasonCalibrationFailed, "Load", "calibration trial %s failed: %s", t.Name, why)
-		return ctrl.Result{RequeueAfter: r.Timeouts.Poll / 10}, nil
-	}
-	return r.fail(s, benchv1.ConditionComplete, reason, fmt.Sprintf("trial %s failed: %s", t.Name, why))
 }
 
 func targetSpec(run *benchv1.BenchmarkRun, name string) benchv1.Target {

@@ -33,7 +33,7 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 	}
 	setPhase(run, benchv1.PhaseVerifying)
 	var failed, inFlight, queued []string
-	reason := ReasonVerifyFailed
+	reason := benchv1.ReasonVerifyFailed
 	for _, t := range run.Spec.Targets {
 		ts := targetStatus(run, t.Name)
 		if ts.Verification == benchv1.VerificationPending || ts.Verification == "" {
@@ -50,7 +50,7 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 				continue
 			}
 			if timedOut {
-				reason = ReasonVerifyTimeout
+				reason = benchv1.ReasonVerifyTimeout
 			}
 		}
 		if ts.Verification == benchv1.VerificationFailed {
@@ -65,7 +65,7 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 			msg = strings.TrimPrefix(fmt.Sprintf("%s; waiting for one of the operator's %d verification slots (--max-concurrent-verifications): %s",
 				msg, r.MaxVerifications, strings.Join(queued, ", ")), "checking against the contract: ; ")
 		}
-		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown, ReasonVerifying, msg)
+		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown, benchv1.ReasonVerifying, msg)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
 	if len(failed) > 0 {
@@ -77,8 +77,8 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionFalse, reason, msg)
 		return ctrl.Result{}, nil
 	}
-	r.Recorder.Eventf(run, nil, "Normal", ReasonPassed, "Verify", "every target follows the contract")
-	setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionTrue, ReasonPassed, "every target passed the contract checks")
+	r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonPassed, "Verify", "every target follows the contract")
+	setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionTrue, benchv1.ReasonPassed, "every target passed the contract checks")
 	return ctrl.Result{}, nil
 }
 

@@ -247,7 +247,7 @@ func checkForged(t *testing.T, got *benchv1.BenchmarkRun) {
 	t.Helper()
 	complete := findCondition(got.Status.Conditions, benchv1.ConditionComplete)
 	trial := got.Status.Trials[0]
-	if got.Status.Phase != benchv1.PhaseFailed || complete == nil || complete.Reason != ReasonSeriesBeyondWire ||
+	if got.Status.Phase != benchv1.PhaseFailed || complete == nil || complete.Reason != benchv1.ReasonSeriesBeyondWire ||
 		!strings.Contains(complete.Message, trial.Name) || !strings.Contains(trial.Message, "written by something other than the trial's runners") {
 		t.Fatalf("forged: phase %s, Complete %+v, trial %s %q", got.Status.Phase, complete, trial.Phase, trial.Message)
 	}

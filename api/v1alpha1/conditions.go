@@ -22,6 +22,10 @@ const (
 	// ConditionRegressed is True when a result row is Slower than the same row of
 	// spec.baseline's run, False when none is, Unknown when the baseline could not be read.
 	ConditionRegressed = "Regressed"
+	// ConditionConclusive says whether the run's figures support an answer: False when no
+	// result row is valid, or when an invalid row could beat the headline's; the reasons
+	// are counted in its message. A finished run that is not Conclusive is not Ready.
+	ConditionConclusive = "Conclusive"
 	// ConditionReady, ConditionReconciling and ConditionStalled are what GitOps tools
 	// (kstatus, Argo CD) read: Ready is set False from the start so it is never assumed True.
 	ConditionReady       = "Ready"

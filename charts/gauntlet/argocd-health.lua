@@ -6,7 +6,8 @@
 -- is never taken as healthy before it finished).
 --   Progressing: the operator has not seen this spec yet, or the run is under way
 --   Healthy:     the run succeeded (Ready True); the message is its headline
---   Degraded:    the run failed (Stalled True); the message says why
+--   Degraded:    the run failed, or finished with nothing it can stand behind (Stalled
+--                True: Conclusive False, no valid row); the message says why
 local hs = {}
 
 local function condition(conditionType)

@@ -9,6 +9,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
 )
 
@@ -61,9 +62,16 @@ func newCompareCmd() *cobra.Command {
 			if err := report.WriteComparison(cmd.OutOrStdout(), run); err != nil {
 				return err
 			}
-			if failOnRegression && compare.Regressed(run) {
+			if !failOnRegression {
+				return nil
+			}
+			if compare.Regressed(run) {
 				cmd.SilenceErrors = true
 				return errRegressed
+			}
+			// A verdict not reached, or a RUN whose rows support no answer, is no pass.
+			if why := compare.Unreached(run); why != "" {
+				return exitWith(outcome.Inconclusive, errors.New(why))
 			}
 			return nil
 		},
@@ -71,6 +79,6 @@ func newCompareCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&metric, "metric", "", "latency percentile compared: p50, p90, p95, p99 or p999 (default: RUN's spec.baseline.metric, else p50)")
 	f.StringVar(&minEffect, "min-effect", "", `smallest relative shift that counts, e.g. "0.05" (default: RUN's spec.baseline.minEffect, else 0.05)`)
-	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit with status 3 when a row is Slower (for CI)")
+	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit with status 3 when a row is Slower, 7 when no verdict could be reached (for CI)")
 	return cmd
 }

@@ -14,13 +14,6 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
-// Reasons of the Regressed condition.
-const (
-	ReasonSlower              = "Slower"
-	ReasonNoRegression        = "NoRegression"
-	ReasonBaselineUnavailable = "BaselineUnavailable"
-)
-
 // Options are spec.baseline's settings, defaulted.
 type Options struct {
 	Metric       string
@@ -144,10 +137,10 @@ func Apply(run, base *benchv1.BenchmarkRun, source string, o Options) {
 		summary += "; capacity " + c
 	}
 	if len(slower) > 0 {
-		setRegressed(run, metav1.ConditionTrue, ReasonSlower, "slower: "+strings.Join(slower, ", ")+"; "+summary)
+		setRegressed(run, metav1.ConditionTrue, benchv1.ReasonSlower, "slower: "+strings.Join(slower, ", ")+"; "+summary)
 		return
 	}
-	setRegressed(run, metav1.ConditionFalse, ReasonNoRegression, summary)
+	setRegressed(run, metav1.ConditionFalse, benchv1.ReasonNoRegression, summary)
 }
 
 // CapacityChanges compares the capacity searches both runs answered: "go/ping 480/s → 432/s
@@ -176,7 +169,7 @@ func capacityLabel(s benchv1.CapacitySearch) string {
 // Unavailable sets Regressed Unknown: the baseline could not be read or has nothing to
 // compare with.
 func Unavailable(run *benchv1.BenchmarkRun, why string) {
-	setRegressed(run, metav1.ConditionUnknown, ReasonBaselineUnavailable, why)
+	setRegressed(run, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, why)
 }
 
 // Summary counts a run's verdicts, for events and the terminal: "1 Slower, 2 NoChange".
@@ -306,6 +299,23 @@ func values(ms []benchv1.Measurement, src benchv1.LatencySource, idx int) []int6
 		out = append(out, v[idx])
 	}
 	return out
+}
+
+// Unreached says why no regression verdict stands for run: its Regressed condition is
+// Unknown (the baseline could not be read, or shares no row), or its own rows support no
+// answer (Conclusive False). "" when a verdict was reached.
+func Unreached(run *benchv1.BenchmarkRun) string {
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionConclusive); c != nil && c.Status == metav1.ConditionFalse {
+		return "RUN is inconclusive: " + c.Message
+	}
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c == nil || c.Status == metav1.ConditionUnknown {
+		msg := "no verdict"
+		if c != nil {
+			msg = c.Message
+		}
+		return "no regression verdict: " + msg
+	}
+	return ""
 }
 
 // Regressed reports whether the run's Regressed condition is True.

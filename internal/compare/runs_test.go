@@ -48,7 +48,7 @@ func TestApplyFlagsTheSlowerRow(t *testing.T) {
 		t.Fatalf("node: %+v", c)
 	}
 	cond := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed)
-	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != ReasonSlower || !strings.Contains(cond.Message, "node/ping@500 +") {
+	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != benchv1.ReasonSlower || !strings.Contains(cond.Message, "node/ping@500 +") {
 		t.Fatalf("Regressed: %+v", cond)
 	}
 	if ref := run.Status.Baseline; ref == nil || ref.Run != "before" || ref.Source != "default/before" || ref.Metric != "p50" {
@@ -65,7 +65,7 @@ func TestApplyFlagsTheSlowerRow(t *testing.T) {
 			t.Fatalf("%s: %+v", r.Target, r.Baseline)
 		}
 	}
-	if c := meta.FindStatusCondition(again.Status.Conditions, benchv1.ConditionRegressed); c.Status != metav1.ConditionFalse || c.Reason != ReasonNoRegression {
+	if c := meta.FindStatusCondition(again.Status.Conditions, benchv1.ConditionRegressed); c.Status != metav1.ConditionFalse || c.Reason != benchv1.ReasonNoRegression {
 		t.Fatalf("Regressed: %+v", c)
 	}
 }
@@ -117,7 +117,7 @@ func TestCarryOverKeepsVerdictsAcrossReaggregation(t *testing.T) {
 		t.Fatalf("%+v", fresh[0].Baseline)
 	}
 	Unavailable(run, "baseline run x not found")
-	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c.Status != metav1.ConditionUnknown || c.Reason != ReasonBaselineUnavailable {
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c.Status != metav1.ConditionUnknown || c.Reason != benchv1.ReasonBaselineUnavailable {
 		t.Fatalf("%+v", c)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 )
@@ -87,8 +88,7 @@ func (r *runner) startNullResponder(ctx context.Context) (*nullResponder, error)
 // the generator floor of that scenario and load point (results.GeneratorNoise reads it).
 func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 	fail := func(err error) {
-		t.Phase, t.Message = benchv1.TrialFailed, "generator floor not measured: "+err.Error()
-		r.progress.note("calibration %s failed: %v", t.Name, err)
+		engine.FailTrial(r.run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify)
 	}
 	if r.null == nil {
 		n, err := r.startNullResponder(ctx)
@@ -100,43 +100,33 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 		}
 		r.null = n
 	}
-	p, err := r.trialPlan(t, r.null.url)
+	x, err := r.prepareTrial(t, r.null.url)
 	if err != nil {
 		fail(err)
 		return
 	}
-	dir := filepath.Join(r.opts.OutDir, "trials", t.Name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fail(err)
-		return
-	}
-	logFile, err := os.Create(filepath.Join(dir, "k6.log"))
-	if err != nil {
-		fail(err)
-		return
-	}
-	defer logFile.Close()
-	gen, limit, err := r.generatorFor(t, dir, logFile)
-	if err != nil {
-		fail(err)
-		return
-	}
+	defer x.log.Close()
+	engine.Begin(r.run, t, "", r.notify)
+	o := engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}
 	capture := r.startWire(r.null.port)
-	t.Phase = benchv1.TrialRunning
-	res, err := gen.Run(ctx, p)
+	res, err := x.gen.Run(ctx, x.plan)
 	w := r.stopWire(capture)
 	if ctx.Err() != nil {
-		t.Phase, t.Message = benchv1.TrialPending, "interrupted before the trial finished; not measured"
+		engine.Requeue(t, "interrupted before the trial finished; not measured")
 		return
 	}
 	if err != nil {
 		fail(err)
 		return
+	}
+	select {
+	case o.Started = <-x.marker.seen:
+	default:
 	}
 	m := measurementOf(res)
 	m.Wire = w
-	m.GeneratorCPULimitMillicores = limit
-	t.Phase, t.Result, t.Message = benchv1.TrialSucceeded, &m, "generator floor: k6 against the null responder"
+	m.GeneratorCPULimitMillicores = x.limit
+	r.finishTrial(t, o, m, nil)
 }
 
 // stopNullResponder stops the null responder if it was started.

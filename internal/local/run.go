@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/loopback"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
@@ -72,6 +73,7 @@ type runner struct {
 	limits   *limits        // each target's cgroup
 	null     *nullResponder // started at the first calibration trial
 	noWire   string         // why the wire capture is unavailable, once known
+	notify   engine.Notify  // the engine's words: trouble and the searches' news are printed
 }
 
 // PrepareRun checks what the local mode can run before anything starts: the run's name
@@ -196,8 +198,13 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		skipCalibration(st.Trials, "no null responder command given: no generator floor")
 	}
 	setCondition(run, benchv1.ConditionAccepted, true, "SpecAccepted", "validated with the CRD's schema and CEL rules; running locally")
-	setCondition(run, benchv1.ConditionReady, false, "Running", "")
+	engine.GitOps(run)
 	r.progress = newProgress(out, opts.Live, run)
+	r.notify = func(warning bool, reason, _, msg string) {
+		if warning || reason == benchv1.ReasonSearchStep {
+			r.progress.note("%s", msg)
+		}
+	}
 
 	fatal := r.execute(ctx)
 	r.progress.stop()
@@ -218,7 +225,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		r.progress.note("removing the targets' cgroups: %v", err)
 	}
 	interrupted := ctx.Err() != nil
-	finish(run, interrupted, fatal)
+	finish(run, interrupted, fatal, nil) // the CLI prints the outcome
 	base.apply(run)
 	if stopped != nil {
 		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete); c != nil {
@@ -265,7 +272,7 @@ func (r *runner) execute(ctx context.Context) string {
 		return cause
 	}
 	st.Phase = benchv1.PhaseRunning
-	r.advanceSearch() // a search whose first step was skipped says so now
+	engine.AdvanceSearch(r.run, r.notify) // a search whose first step was skipped says so now
 	// A capacity search appends trials as its steps finish: the list grows while it runs.
 	for i := 0; i < len(st.Trials); i++ {
 		if ctx.Err() != nil {
@@ -279,7 +286,7 @@ func (r *runner) execute(ctx context.Context) string {
 		r.runTrial(ctx, t)
 		r.progress.end(i)
 		if ctx.Err() == nil {
-			r.advanceSearch()
+			engine.AdvanceSearch(r.run, r.notify)
 		}
 		st.Progress = results.Progress(st.Trials)
 	}

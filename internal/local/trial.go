@@ -9,14 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/sizing"
@@ -28,70 +27,127 @@ import (
 // times its own CPU samples from the same line.
 const loadStartsMarker = "gauntlet: load starts"
 
-// runTrial runs one trial: k6 drives the plan while the target's tree is sampled during
-// the measured window. A target that dies fails the trial with its last output; an
-// interruption puts the trial back to Pending, since nothing of it was measured.
+// runTrial is the local mode's executor of a trial for the engine: k6 drives the plan
+// while the target's tree is sampled during the measured window, then the engine records
+// what was seen. A target that dies fails the trial with its last output; an interruption
+// puts the trial back to Pending, since nothing of it was measured.
 func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
-	fail := func(format string, args ...any) {
-		t.Phase, t.Message = benchv1.TrialFailed, fmt.Sprintf(format, args...)
-		r.progress.note("trial %s failed: %s", t.Name, t.Message)
-	}
 	if t.Calibration {
 		r.runCalibration(ctx, t)
 		return
 	}
 	ts := r.targets[t.Target]
-	if ts.broken != "" {
-		t.Phase, t.Message = benchv1.TrialFailed, "not timed: "+ts.broken
+	if why := r.notTimed(ctx, t, ts); why != "" {
+		if ctx.Err() == nil {
+			r.act(engine.FailTrial(r.run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: "not timed: " + why}, r.notify))
+		}
 		return
 	}
-	readsDB := r.readsDatabase(t.Scenario)
-	if lost := r.services.checkLost(r.run); readsDB && lost != "" {
-		t.Phase, t.Message = benchv1.TrialFailed, "not timed: "+firstLine(lost)
+	x, err := r.prepareTrial(t, ts.proc.URL)
+	if err != nil {
+		r.act(engine.FailTrial(r.run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify))
 		return
+	}
+	defer x.log.Close()
+	engine.Begin(r.run, t, "", r.notify)
+	o, m := r.executeTrial(ctx, t, ts, x)
+	if o.Failure == nil && ctx.Err() != nil {
+		engine.Requeue(t, "interrupted before the trial finished; not measured")
+		return
+	}
+	r.finishTrial(t, o, m, x.notes)
+}
+
+// finishTrial gives what a finished trial's k6 saw to the engine, and its figures once the
+// engine says they are due (at once: k6 has exited and reported them).
+func (r *runner) finishTrial(t *benchv1.Trial, o engine.Observation, m benchv1.Measurement, notes []string) {
+	next := engine.Step(r.run, t, o, time.Now(), engine.Deadlines{}, r.notify)
+	for !next.Read && next.Stop == nil && next.After > 0 { // k6's clock ended a hair before ours
+		time.Sleep(next.After)
+		next = engine.Step(r.run, t, o, time.Now(), engine.Deadlines{}, r.notify)
+	}
+	if next.Read {
+		next = engine.Record(r.run, t, m, notes, r.notify)
+	}
+	r.act(next)
+}
+
+// act says why a trial failed; the run goes on with the other trials (each target is a
+// process of its own, restarted after a crash), and the engine fails it at the end.
+func (r *runner) act(next engine.Next) {
+	if next.Stop != nil {
+		r.progress.note("%s", next.Stop.Why)
+	}
+}
+
+// notTimed says why a target's trial cannot be timed: the target is broken, the database it
+// reads is lost, or it crashed earlier and does not restart and verify again.
+func (r *runner) notTimed(ctx context.Context, t *benchv1.Trial, ts *targetState) string {
+	if ts.broken != "" {
+		return ts.broken
+	}
+	if lost := r.services.checkLost(r.run); r.readsDatabase(t.Scenario) && lost != "" {
+		return firstLine(lost)
 	}
 	if ts.proc == nil {
-		// It crashed in an earlier trial: restart and verify it again before timing it.
 		if err := r.startTarget(ctx, ts); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
 			ts.broken = "restart after a crash failed: " + err.Error()
-			fail("not timed: %s", ts.broken)
-			return
+			return ts.broken
 		}
 	}
-	p, err := r.trialPlan(t, ts.proc.URL)
+	return ""
+}
+
+// trialRun is what a trial runs with: its k6 plan, log, generator and CPU limit.
+type trialRun struct {
+	plan   workload.Plan
+	log    *os.File
+	marker *markerWriter
+	gen    k6.Runner
+	limit  int64
+	notes  []string
+}
+
+// prepareTrial writes nothing but the trial's folder and k6 log, and sizes its generator.
+func (r *runner) prepareTrial(t *benchv1.Trial, url string) (*trialRun, error) {
+	p, err := r.trialPlan(t, url)
 	if err != nil {
-		fail("%v", err)
-		return
+		return nil, err
 	}
 	dir := filepath.Join(r.opts.OutDir, "trials", t.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fail("%v", err)
-		return
+		return nil, err
 	}
 	logFile, err := os.Create(filepath.Join(dir, "k6.log"))
 	if err != nil {
-		fail("%v", err)
-		return
+		return nil, err
 	}
-	defer logFile.Close()
-	marker := newMarkerWriter(logFile, loadStartsMarker)
-	gen, limit, err := r.generatorFor(t, dir, marker)
-	if err != nil {
-		fail("%v", err)
-		return
+	x := &trialRun{plan: p, log: logFile, marker: newMarkerWriter(logFile, loadStartsMarker)}
+	if x.gen, x.limit, err = r.generatorFor(t, dir, x.marker); err != nil {
+		logFile.Close()
+		return nil, err
 	}
+	return x, nil
+}
 
+// executeTrial runs k6 against the target with the wire captured and the target's tree
+// and cgroup sampled over the measured window, and says what it saw: when the load began,
+// and whether the target, the database or k6 failed. A dead target or database ends the
+// trial at once rather than after the window.
+func (r *runner) executeTrial(ctx context.Context, t *benchv1.Trial, ts *targetState, x *trialRun) (engine.Observation, benchv1.Measurement) {
+	o := engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}
+	fail := func(format string, args ...any) (engine.Observation, benchv1.Measurement) {
+		o.Failure = &engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: fmt.Sprintf(format, args...)}
+		return o, benchv1.Measurement{}
+	}
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	proc := ts.proc
+	proc, readsDB := ts.proc, r.readsDatabase(t.Scenario)
 	var dbExited <-chan struct{}
 	if readsDB {
 		dbExited = r.services.exited(tctx.Done())
 	}
-	go func() { // a dead target or database ends the trial at once rather than after the window
+	go func() {
 		select {
 		case <-proc.Done():
 			cancel()
@@ -100,32 +156,15 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		case <-tctx.Done():
 		}
 	}()
-	usage := make(chan supervise.Usage, 1)
-	throttled := make(chan cgroups.Throttling, 1)
-	var measureStart time.Time
-	go func() {
-		select {
-		case t0 := <-marker.seen:
-			measureStart = t0.Add(p.Warmup())
-			end := measureStart.Add(p.Measure())
-			go func() {
-				th, _ := throttledOver(r.limits.group(t.Target), measureStart, end, tctx.Done())
-				throttled <- th
-			}()
-			usage <- supervise.SampleTree(proc.Pid(), measureStart, end, supervise.SampleEvery, tctx.Done())
-		case <-tctx.Done():
-			throttled <- cgroups.Throttling{}
-			usage <- supervise.Usage{}
-		}
-	}()
-	t.Phase = benchv1.TrialRunning
+	usage, throttled, started := r.sampleWindow(tctx, t, proc, x)
 	// The capture runs from before the warmup to after k6 has exited: which requests are
 	// measured is read from each request's phase header, not from the clock.
 	capture := r.startWire(proc.Port)
-	res, err := gen.Run(tctx, p)
+	res, err := x.gen.Run(tctx, x.plan)
 	cancel()
 	u, th := <-usage, <-throttled
 	w := r.stopWire(capture)
+	o.Started = *started
 
 	lost := ""
 	if readsDB {
@@ -136,39 +175,58 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		ts.proc = nil
 		_ = proc.Stop(0) // reaps whatever its workers left behind
 		if lost != "" {  // it may have died of it: the cause is the database
-			fail("the database failed, not the target: %s", lost)
-			return
+			return fail("the database failed, not the target: %s", lost)
 		}
-		fail("target %s exited during the trial (%v); its last output:\n%s", t.Target, proc.proc.ExitErr(), supervise.Indent(proc.Tail()))
-		return
+		return fail("target %s exited during the trial (%v); its last output:\n%s", t.Target, proc.proc.ExitErr(), supervise.Indent(proc.Tail()))
 	default:
 	}
-	if lost != "" {
-		fail("the database failed, not the target: %s", lost)
-		return
-	}
-	if ctx.Err() != nil {
-		t.Phase, t.Message = benchv1.TrialPending, "interrupted before the trial finished; not measured"
-		return
-	}
-	if err != nil {
-		fail("%v", err)
-		return
+	switch {
+	case lost != "":
+		return fail("the database failed, not the target: %s", lost)
+	case ctx.Err() != nil:
+		return o, benchv1.Measurement{}
+	case err != nil:
+		return fail("%v", err)
 	}
 	m := measurementOf(res)
 	m.Wire = w
-	m.GeneratorCPULimitMillicores = limit
+	m.GeneratorCPULimitMillicores = x.limit
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
 	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
 	m.CPUPeriods, m.CPUThrottledPeriods = th.Periods, th.ThrottledPeriods
-	start, end := metav1.NewTime(measureStart), metav1.NewTime(measureStart.Add(p.Measure()))
-	t.Phase, t.Result, t.MeasureStart, t.MeasureEnd, t.Message = benchv1.TrialSucceeded, &m, &start, &end, ""
 	if u.Samples == 0 {
-		t.Message = "target CPU and memory were not sampled"
+		x.notes = append(x.notes, "target CPU and memory were not sampled")
 	}
-	if w == nil && r.noWire != "" {
-		t.Message = strings.TrimPrefix(t.Message+"; "+r.noWire, "; ")
+	if w == nil {
+		x.notes = append(x.notes, r.noWire)
 	}
+	return o, m
+}
+
+// sampleWindow samples the target's tree and cgroup over the measured window, which
+// begins a warmup after k6 logs that the load starts; started is set to that moment
+// before either channel delivers.
+func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Target, x *trialRun) (<-chan supervise.Usage, <-chan cgroups.Throttling, *time.Time) {
+	usage := make(chan supervise.Usage, 1)
+	throttled := make(chan cgroups.Throttling, 1)
+	started := new(time.Time)
+	go func() {
+		select {
+		case t0 := <-x.marker.seen:
+			*started = t0
+			start := t0.Add(x.plan.Warmup())
+			end := start.Add(x.plan.Measure())
+			go func() {
+				th, _ := throttledOver(r.limits.group(t.Target), start, end, tctx.Done())
+				throttled <- th
+			}()
+			usage <- supervise.SampleTree(proc.Pid(), start, end, supervise.SampleEvery, tctx.Done())
+		case <-tctx.Done():
+			throttled <- cgroups.Throttling{}
+			usage <- supervise.Usage{}
+		}
+	}()
+	return usage, throttled, started
 }
 
 // generatorFor is the k6 of a trial and the CPU it is judged against for GeneratorBound:

@@ -29,10 +29,14 @@ const (
 	Failed Code = 5
 	// Timeout: `wait` gave up before the run finished.
 	Timeout Code = 6
+	// Inconclusive: the run succeeded but nothing it measured supports an answer
+	// (Conclusive=False: no valid row, or an invalid row could beat the headline), or the
+	// regression verdict could not be reached (Regressed=Unknown).
+	Inconclusive Code = 7
 )
 
 var names = map[Code]string{OK: "Succeeded", Error: "Error", Usage: "Usage", Regressed: "Regressed",
-	SLOMissed: "SLOMissed", Failed: "Failed", Timeout: "Timeout"}
+	SLOMissed: "SLOMissed", Failed: "Failed", Timeout: "Timeout", Inconclusive: "Inconclusive"}
 
 // String is the outcome's name, as `-o json` shows it.
 func (c Code) String() string { return names[c] }
@@ -43,18 +47,27 @@ func Finished(run *benchv1.BenchmarkRun) bool {
 }
 
 // Of is the outcome of a finished run with the condition that decided it. A failed run is
-// Failed whatever its rows say; then a missed SLO counts before a regression (an absolute
-// requirement before a relative one). A run still going is OK so far.
+// Failed whatever its rows say; a run whose rows support no answer is Inconclusive (its
+// SLO and regression verdicts rest on figures that cannot be trusted); then a missed SLO
+// counts before a regression (an absolute requirement before a relative one), and a
+// regression verdict that could not be reached is Inconclusive, never a pass. A run still
+// going is OK so far.
 func Of(run *benchv1.BenchmarkRun) (Code, string) {
 	conds := run.Status.Conditions
 	if run.Status.Phase == benchv1.PhaseFailed {
 		return Failed, message(conds, benchv1.ConditionReady, benchv1.ConditionComplete)
+	}
+	if c := meta.FindStatusCondition(conds, benchv1.ConditionConclusive); c != nil && c.Status == metav1.ConditionFalse {
+		return Inconclusive, c.Message
 	}
 	if c := meta.FindStatusCondition(conds, benchv1.ConditionSLOMet); c != nil && c.Status == metav1.ConditionFalse {
 		return SLOMissed, c.Message
 	}
 	if meta.IsStatusConditionTrue(conds, benchv1.ConditionRegressed) {
 		return Regressed, message(conds, benchv1.ConditionRegressed)
+	}
+	if c := meta.FindStatusCondition(conds, benchv1.ConditionRegressed); c != nil && c.Status == metav1.ConditionUnknown {
+		return Inconclusive, "no regression verdict: " + c.Message
 	}
 	return OK, ""
 }

@@ -20,6 +20,7 @@ func TestOf(t *testing.T) {
 		return cond(benchv1.ConditionRegressed, s, "slower: go/ping@100 +20%")
 	}
 	failed := cond(benchv1.ConditionComplete, metav1.ConditionTrue, "failed trials: t3")
+	noValid := cond(benchv1.ConditionConclusive, metav1.ConditionFalse, "0 of 36 rows valid")
 	for _, c := range []struct {
 		name  string
 		phase benchv1.Phase
@@ -29,7 +30,12 @@ func TestOf(t *testing.T) {
 	}{
 		{"succeeded", benchv1.PhaseSucceeded, nil, OK, ""},
 		{"succeeded, SLO met, not regressed", benchv1.PhaseSucceeded, []metav1.Condition{slo(metav1.ConditionTrue), reg(metav1.ConditionFalse)}, OK, ""},
-		{"baseline unreadable is not a regression", benchv1.PhaseSucceeded, []metav1.Condition{reg(metav1.ConditionUnknown)}, OK, ""},
+		// A verdict not reached is no pass: the pipeline would take every such run as good.
+		{"baseline unreadable is inconclusive", benchv1.PhaseSucceeded, []metav1.Condition{reg(metav1.ConditionUnknown)}, Inconclusive, "no regression verdict: slower: go/ping@100 +20%"},
+		{"no valid row", benchv1.PhaseSucceeded, []metav1.Condition{noValid, slo(metav1.ConditionTrue)}, Inconclusive, "0 of 36 rows valid"},
+		{"no valid row before an SLO and a regression", benchv1.PhaseSucceeded, []metav1.Condition{slo(metav1.ConditionFalse), reg(metav1.ConditionTrue), noValid}, Inconclusive, "0 of 36 rows valid"},
+		{"regressed before a verdict not reached", benchv1.PhaseSucceeded, []metav1.Condition{reg(metav1.ConditionTrue), cond(benchv1.ConditionConclusive, metav1.ConditionTrue, "2 of 2 rows valid")}, Regressed, "slower: go/ping@100 +20%"},
+		{"failed before inconclusive", benchv1.PhaseFailed, []metav1.Condition{failed, noValid}, Failed, "failed trials: t3"},
 		{"SLO missed", benchv1.PhaseSucceeded, []metav1.Condition{slo(metav1.ConditionFalse)}, SLOMissed, "missed by go/ping@100"},
 		{"regressed", benchv1.PhaseSucceeded, []metav1.Condition{reg(metav1.ConditionTrue)}, Regressed, "slower: go/ping@100 +20%"},
 		{"SLO missed before regressed", benchv1.PhaseSucceeded, []metav1.Condition{reg(metav1.ConditionTrue), slo(metav1.ConditionFalse)}, SLOMissed, "missed by go/ping@100"},
@@ -47,7 +53,7 @@ func TestOf(t *testing.T) {
 
 // The codes are the documented table: distinct, and stable (pipelines test them).
 func TestCodes(t *testing.T) {
-	want := map[Code]int{OK: 0, Error: 1, Usage: 2, Regressed: 3, SLOMissed: 4, Failed: 5, Timeout: 6}
+	want := map[Code]int{OK: 0, Error: 1, Usage: 2, Regressed: 3, SLOMissed: 4, Failed: 5, Timeout: 6, Inconclusive: 7}
 	seen := map[string]bool{}
 	for c, n := range want {
 		if int(c) != n {

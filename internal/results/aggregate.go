@@ -281,6 +281,9 @@ func TrialCounts(trials []benchv1.Trial) (done, planned int) {
 	return done, len(trials)
 }
 
+// InconclusivePrefix begins a headline whose best valid row an invalid one could beat.
+const InconclusivePrefix = "inconclusive: "
+
 // Headline names the lowest median p99 of record among valid rows at the highest load point.
 // It crowns no one when an invalid row of the same scenario and load point has a lower p99:
 // that target might be the faster one, and its figure cannot say (a GeneratorBound row's
@@ -301,7 +304,7 @@ func Headline(rows []benchv1.ResultRow) string {
 		return "no valid result"
 	}
 	if rival := hiddenRival(rows, best); rival != nil {
-		return fmt.Sprintf("inconclusive: %s's row is %s (%s @ %d: its p99 %s%s is below the best valid row's %s)", rival.Target, strings.Join(rival.Flags, ","),
+		return fmt.Sprintf(InconclusivePrefix+"%s's row is %s (%s @ %d: its p99 %s%s is below the best valid row's %s)", rival.Target, strings.Join(rival.Flags, ","),
 			best.Scenario, best.LoadPoint, FormatMicros(Record(*rival)[3]), sourceNote(*rival), FormatMicros(Record(*best)[3]))
 	}
 	return fmt.Sprintf("best p99: %s %s %s%s @ %d", best.Target, best.Scenario, FormatMicros(Record(*best)[3]), sourceNote(*best), best.LoadPoint)
