@@ -59,6 +59,46 @@ type historyRun struct {
 // HistoryConfigMap names a schedule's history ConfigMap.
 func HistoryConfigMap(schedule string) string { return schedule + "-history" }
 
+// recordHistory copies the succeeded runs' figures into the history before prune may delete
+// the runs, and finds the change points again only when the history changed (the analysis
+// costs permutations × runs² per series); a new one is an event. Regressing follows them.
+func (r *BenchmarkScheduleReconciler) recordHistory(ctx context.Context, sc *scope) error {
+	s, st := sc.schedule, &sc.schedule.Status
+	hist, changed, err := r.record(ctx, s, sc.runs)
+	if err != nil {
+		return fmt.Errorf("history ConfigMap: %w", err)
+	}
+	sc.history = hist
+	if changed || int(st.HistoryRuns) != len(hist) {
+		cps, err := changePoints(hist, st.ChangePoints, sc.now)
+		if err != nil {
+			return fmt.Errorf("change points: %w", err)
+		}
+		r.announce(s, cps)
+		st.ChangePoints, st.HistoryRuns = cps, int32(len(hist))
+	}
+	setRegressing(s)
+	return nil
+}
+
+// announce is an event for each change point the status does not hold yet.
+func (r *BenchmarkScheduleReconciler) announce(s *benchv1.BenchmarkSchedule, cps []benchv1.ScheduleChangePoint) {
+	for _, c := range cps {
+		if !slices.ContainsFunc(s.Status.ChangePoints, func(o benchv1.ScheduleChangePoint) bool { return sameChange(o, c) }) {
+			r.Recorder.Eventf(s, nil, "Normal", ReasonChangePoint, "Analyze", "change point: %s %s %s %s from %s (p %s)",
+				RowName(c), c.Figure, c.Direction, units.FormatSignedPPM(c.ChangePPM), c.Run, c.PValue)
+		}
+	}
+}
+
+// latestRows are the newest history run's figures: the schedule's figure gauges.
+func latestRows(h []historyRun) []history.Row {
+	if len(h) == 0 {
+		return nil
+	}
+	return h[len(h)-1].Rows
+}
+
 // record adds every run that succeeded and is not in the history yet, keeps the newest
 // HistoryMaxRuns, and writes the ConfigMap when that changed. It returns the history, oldest
 // first, and whether it changed.

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
@@ -57,6 +59,61 @@ const (
 	ReasonDigestFailed = "DigestResolveFailed"
 	ReasonTriggered    = "RunTriggered"
 )
+
+// checkTriggers finds what spec.triggers may start a run for: a changed template, and the
+// images' digests. Those are resolved when the poll interval has passed, or for a run about
+// to start (a scheduled time, or a changed template, which may name other images: the run
+// records what it runs, so a commit that moves an image starts one run, not a second for
+// the "new" image at the next poll); not while a run in progress would hold a new one back.
+// The first template and digests seen are recorded, without a run.
+func (r *BenchmarkScheduleReconciler) checkTriggers(ctx context.Context, sc *scope) error {
+	s, st := sc.schedule, &sc.schedule.Status
+	sc.triggers = ptr.Deref(s.Spec.Triggers, benchv1.ScheduleTriggers{})
+	hash := templateHash(s.Spec.Template)
+	sc.templateChanged = sc.triggers.TemplateChanges && st.LastTemplateHash != "" && st.LastTemplateHash != hash
+	checkDue := st.LastDigestCheckTime == nil || !sc.now.Before(st.LastDigestCheckTime.Add(pollInterval(s)))
+	if sc.triggers.ImageDigests && !s.Spec.Suspend && !sc.forbidden && (checkDue || !sc.due.IsZero() || sc.templateChanged) {
+		r.checkDigests(ctx, sc)
+	}
+	if st.LastTemplateHash == "" {
+		st.LastTemplateHash = hash
+	}
+	return nil
+}
+
+// checkDigests resolves the template's digests now; a failure is an event, not an error:
+// the schedule's times go on without them.
+func (r *BenchmarkScheduleReconciler) checkDigests(ctx context.Context, sc *scope) {
+	s, st := sc.schedule, &sc.schedule.Status
+	st.LastDigestCheckTime = &metav1.Time{Time: sc.now}
+	digests, err := r.resolveDigests(ctx, s)
+	if err != nil {
+		r.Recorder.Eventf(s, nil, "Warning", ReasonDigestFailed, "Resolve", "triggers.imageDigests: %v", err)
+		return
+	}
+	sc.digests = digests
+	if len(st.ImageDigests) == 0 {
+		st.ImageDigests = digests
+	}
+}
+
+// chooseTrigger picks what starts a run this pass, if anything: the scheduled time, then a
+// changed template (a commit that changes an image also changes its digest), then a moved
+// digest. Nothing while suspended.
+func (r *BenchmarkScheduleReconciler) chooseTrigger(_ context.Context, sc *scope) error {
+	switch {
+	case sc.schedule.Spec.Suspend:
+	case !sc.due.IsZero():
+		sc.trigger = benchv1.TriggerSchedule
+	case sc.templateChanged:
+		sc.trigger, sc.why = benchv1.TriggerTemplateChange, "spec.template changed since the last run"
+	case sc.digests != nil:
+		if moved := changedDigest(sc.schedule.Status.ImageDigests, sc.digests); moved != "" {
+			sc.trigger, sc.why = benchv1.TriggerImageDigest, moved
+		}
+	}
+	return nil
+}
 
 func pollInterval(s *benchv1.BenchmarkSchedule) time.Duration {
 	if s.Spec.Triggers == nil || s.Spec.Triggers.PollInterval == nil {

@@ -1,0 +1,145 @@
+package schedule
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// The schedule's runs: listed, the last good one and one in progress found, the finished
+// ones past the history limits deleted, and their summary in the status.
+
+// listRuns lists the schedule's runs, oldest scheduled first, and records the last good one
+// (the next run's baseline).
+func (r *BenchmarkScheduleReconciler) listRuns(ctx context.Context, sc *scope) error {
+	s := sc.schedule
+	runs := &benchv1.BenchmarkRunList{}
+	if err := r.List(ctx, runs, client.InNamespace(s.Namespace), client.MatchingLabels{benchv1.LabelSchedule: s.Name}); err != nil {
+		return err
+	}
+	sc.runs = sortScheduled(runs.Items)
+	s.Status.LastGoodRun = lastGoodRun(sc.runs)
+	return nil
+}
+
+// prune deletes the finished runs past the history limits (never the next baseline); it
+// comes after recordHistory, which has kept their figures.
+func (r *BenchmarkScheduleReconciler) prune(ctx context.Context, sc *scope) error {
+	s := sc.schedule
+	old := pruneRuns(sc.runs, s.Status.LastGoodRun, historyLimit(s.Spec.SuccessfulRunsHistoryLimit, 5), historyLimit(s.Spec.FailedRunsHistoryLimit, 2))
+	for _, run := range old {
+		if err := r.Delete(ctx, run); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		r.Recorder.Eventf(s, run, "Normal", ReasonRunDeleted, "Prune", "deleted %s: beyond the history limit", run.Name)
+		sc.runs = slices.DeleteFunc(sc.runs, func(x *benchv1.BenchmarkRun) bool { return x.Name == run.Name })
+	}
+	return nil
+}
+
+// inProgress finds a run still in progress, and whether it holds new runs back.
+func (r *BenchmarkScheduleReconciler) inProgress(_ context.Context, sc *scope) error {
+	sc.active = activeScheduledRun(sc.runs)
+	sc.forbidden = sc.active != "" && sc.schedule.Spec.ConcurrencyPolicy != benchv1.ConcurrencyAllow
+	return nil
+}
+
+func scheduledAt(run *benchv1.BenchmarkRun) time.Time {
+	if t, err := time.Parse(time.RFC3339, run.Annotations[benchv1.AnnotationScheduledAt]); err == nil {
+		return t
+	}
+	return run.CreationTimestamp.Time
+}
+
+// sortScheduled sorts the runs by scheduled time, oldest first.
+func sortScheduled(list []benchv1.BenchmarkRun) []*benchv1.BenchmarkRun {
+	out := make([]*benchv1.BenchmarkRun, 0, len(list))
+	for i := range list {
+		out = append(out, &list[i])
+	}
+	slices.SortStableFunc(out, func(a, b *benchv1.BenchmarkRun) int { return scheduledAt(a).Compare(scheduledAt(b)) })
+	return out
+}
+
+func runDone(run *benchv1.BenchmarkRun) bool {
+	return run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed
+}
+
+func goodRun(run *benchv1.BenchmarkRun) bool {
+	return run.Status.Phase == benchv1.PhaseSucceeded && !meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionRegressed)
+}
+
+// lastGoodRun is the newest run that succeeded without regressing.
+func lastGoodRun(runs []*benchv1.BenchmarkRun) string {
+	for i := len(runs) - 1; i >= 0; i-- {
+		if goodRun(runs[i]) {
+			return runs[i].Name
+		}
+	}
+	return ""
+}
+
+// activeScheduledRun names a run still in progress.
+func activeScheduledRun(runs []*benchv1.BenchmarkRun) string {
+	for _, r := range runs {
+		if !runDone(r) && r.DeletionTimestamp == nil {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+// pruneRuns returns the finished runs beyond the limits, oldest first: succeeded runs beyond
+// keepOK, failed ones beyond keepFailed; never keep, the next baseline.
+func pruneRuns(runs []*benchv1.BenchmarkRun, keep string, keepOK, keepFailed int) []*benchv1.BenchmarkRun {
+	var ok, failed []*benchv1.BenchmarkRun
+	for _, r := range runs {
+		switch {
+		case r.Name == keep || !runDone(r):
+		case r.Status.Phase == benchv1.PhaseSucceeded:
+			ok = append(ok, r)
+		default:
+			failed = append(failed, r)
+		}
+	}
+	var out []*benchv1.BenchmarkRun
+	// The kept baseline counts within the succeeded limit.
+	if keep != "" && keepOK > 0 {
+		keepOK--
+	}
+	if len(ok) > keepOK {
+		out = append(out, ok[:len(ok)-keepOK]...)
+	}
+	if len(failed) > keepFailed {
+		out = append(out, failed[:len(failed)-keepFailed]...)
+	}
+	return out
+}
+
+func runStatuses(runs []*benchv1.BenchmarkRun) []benchv1.ScheduledRun {
+	out := make([]benchv1.ScheduledRun, 0, len(runs))
+	for _, r := range runs {
+		sr := benchv1.ScheduledRun{Name: r.Name, ScheduledTime: metav1.Time{Time: scheduledAt(r)}, Phase: r.Status.Phase, Headline: r.Status.Headline}
+		if r.Spec.Baseline != nil {
+			sr.Baseline = r.Spec.Baseline.Run
+		}
+		if c := meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionRegressed); c != nil {
+			sr.Regressed = c.Status
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
+func historyLimit(p *int32, def int) int {
+	if p == nil {
+		return def
+	}
+	return int(*p)
+}
