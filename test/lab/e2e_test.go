@@ -231,8 +231,9 @@ func (l *lab) checkCLI(t *testing.T, ns string, run *benchv1.BenchmarkRun) {
 	cmd.Dir = l.root
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(l.root, ".cache/lab/admin.kubeconfig"))
 	waited, _ := cmd.CombinedOutput()
-	if code := cmd.ProcessState.ExitCode(); code != *st.ExitCode || (code != 0 && code != 3 && code != 4) {
-		t.Errorf("gauntlet wait: exit status %d, status says %d (0, 3 or 4 for a run that succeeded):\n%s", code, *st.ExitCode, waited)
+	want := checkConclusive(t, run)
+	if code := cmd.ProcessState.ExitCode(); code != *st.ExitCode || code != want || (code != 0 && code != 3 && code != 4 && code != 7) {
+		t.Errorf("gauntlet wait: exit status %d, status says %d, its conditions %d (0, 3, 4 or 7 for a run that succeeded):\n%s", code, *st.ExitCode, want, waited)
 	}
 	report := filepath.Join(t.TempDir(), run.Name+".html")
 	l.command(t, bin, "report", run.Name, "-n", ns, "--out", report)
