@@ -35,7 +35,6 @@ func TestNothingServed(t *testing.T) {
 	}
 }
 
-
 func finishedRun(rows ...benchv1.ResultRow) *benchv1.BenchmarkRun {
 	run := &benchv1.BenchmarkRun{}
 	run.Status.Phase = benchv1.PhaseAnalyzing

@@ -6,13 +6,13 @@
 package enginetest
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
