@@ -31,25 +31,29 @@ func Finish(run *benchv1.BenchmarkRun, now time.Time, notify Notify) {
 	if st.Phase == benchv1.PhaseFailed {
 		return // failed earlier, with its own reason
 	}
-	switch failed := failedTrials(st.Trials); {
-	case len(failed) > 0:
+	// A target that failed verification never had its trials timed: that failure, not
+	// each of its trials, is why the run failed, and every trial that could run has run.
+	unverified := meta.FindStatusCondition(st.Conditions, benchv1.ConditionTargetsVerified)
+	if unverified != nil && unverified.Status != metav1.ConditionFalse {
+		unverified = nil
+	}
+	if failed := failedTrials(st.Trials); len(failed) > 0 && unverified == nil {
 		msg := fmt.Sprintf("failed trials (%d): %s", len(failed), strings.Join(names(failed), ", "))
 		if len(failed) == 1 {
 			msg = fmt.Sprintf("trial %s failed: %s", failed[0].Name, failed[0].Message)
 		}
 		Fail(run, benchv1.ConditionComplete, benchv1.ReasonTrialFailed, msg, now, notify)
 		return
-	default:
-		SetCondition(run, benchv1.ConditionComplete, metav1.ConditionTrue, benchv1.ReasonAllTrialsRan, "every trial has run: "+st.Progress)
 	}
+	SetCondition(run, benchv1.ConditionComplete, metav1.ConditionTrue, benchv1.ReasonAllTrialsRan, "every trial has run: "+st.Progress)
 	if why := nothingServed(st.Trials); why != "" {
 		// Every request failed: the figures describe error responses, not the targets.
 		Fail(run, benchv1.ConditionComplete, benchv1.ReasonAllRequestsFailed, why, now, notify)
 		return
 	}
-	if c := meta.FindStatusCondition(st.Conditions, benchv1.ConditionTargetsVerified); c != nil && c.Status == metav1.ConditionFalse {
+	if unverified != nil {
 		st.Phase = benchv1.PhaseFailed
-		notify.say(true, benchv1.ReasonFailed, "Finish", "the run finished without the targets that failed verification: "+c.Message)
+		notify.say(true, benchv1.ReasonFailed, "Finish", "the run finished without the targets that failed verification: "+unverified.Message)
 		return
 	}
 	st.Phase = benchv1.PhaseSucceeded

@@ -68,6 +68,13 @@ func TestFinishDecides(t *testing.T) {
 			SetCondition(r, benchv1.ConditionTargetsVerified, "False", benchv1.ReasonVerifyFailed, "node: /db/ping: 500")
 			return r
 		}, benchv1.PhaseFailed, benchv1.ConditionReady, "False", benchv1.ReasonFailed},
+		// Its trials were never timed: the run went on to the end, and failed for it.
+		{"verification failed, its trials not timed", func() *benchv1.BenchmarkRun {
+			r := finishedRun()
+			r.Status.Trials = append(r.Status.Trials, benchv1.Trial{Name: "t2", Phase: benchv1.TrialFailed, Message: "not timed: failed verification"})
+			SetCondition(r, benchv1.ConditionTargetsVerified, "False", benchv1.ReasonVerifyFailed, "node: /db/ping: 500")
+			return r
+		}, benchv1.PhaseFailed, benchv1.ConditionComplete, "True", benchv1.ReasonAllTrialsRan},
 	}
 	for _, c := range cases {
 		run := c.run()
