@@ -17,7 +17,7 @@ deps lint verify-generated: export GOGC := $(BUILD_GOGC)
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: release-snapshot all help build test test-unit test-envtest test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator modes lab-up lab-down lab-test lab-seeds lab-test-core
+.PHONY: release-snapshot all help build test test-unit test-envtest test-race test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator modes lab-up lab-down lab-test lab-seeds lab-test-core
 
 all: build
 
@@ -84,7 +84,7 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 DRY = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),-n)
 export GO_TEST_TIMEOUT BUILD_GOGC
 
-test: ## Every tier: deps, lint, generated files, then local; envtest beside lab; argocd (hack/test.sh).
+test: ## Every tier: deps, lint, generated files, then local; envtest then race beside lab; argocd (hack/test.sh).
 	+hack/test.sh $(DRY) all
 
 test-unit: ## The fast loop: go test -short ./... (the pure tests; no processes, no API server).
@@ -92,6 +92,9 @@ test-unit: ## The fast loop: go test -short ./... (the pure tests; no processes,
 
 test-envtest: ## Every package's tests but test/local's, with a real kube-apiserver and etcd.
 	+hack/test.sh $(DRY) envtest
+
+test-race: ## The race detector (cgo on) over the engine, the controllers, the local mode, supervise and wire (-short).
+	+hack/test.sh $(DRY) race
 
 test-local: ## The CLI and every sample through real k6, PostgreSQL and targets (after make deps).
 	+hack/test.sh $(DRY) local

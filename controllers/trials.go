@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -100,10 +101,7 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 }
 
 // observeTrial is what k6-operator, the runner pods and the target say of a running trial.
-// The load starts when k6-operator starts the runners: its TestRunRunning condition says
-// when; without it, only a TestRun seen in the started stage dates the start (a later
-// stage would date it too late). A runner that died, or a pod the scheduler will not
-// place, is reported at once: k6-operator would leave the TestRun waiting for it.
+// A changed target or database fails it; the load is read by observeLoad.
 func (r *BenchmarkRunReconciler) observeTrial(ctx context.Context, s *scope, t *benchv1.Trial) (engine.Observation, []corev1.Pod, error) {
 	run := s.run
 	o := engine.Observation{Subject: "TestRun " + t.TestRun}
@@ -138,37 +136,45 @@ func (r *BenchmarkRunReconciler) observeTrial(ctx context.Context, s *scope, t *
 	if err != nil {
 		return o, nil, err
 	}
-	if st.Stage == specs.StageStarted || st.Stage == specs.StageStopped || st.Stage == specs.StageFinished {
-		if c := findCondition(st.Conditions, testRunRunning); c != nil && c.Status == metav1.ConditionTrue {
-			o.Started = c.LastTransitionTime.Time
-		} else if st.Stage == specs.StageStarted {
-			o.Started = s.now
-		}
-	}
 	pods, err := r.loadPods(ctx, run, t.TestRun)
 	if err != nil {
 		return o, nil, err
 	}
-	want := int(trialRunners(run, t).Runners)
+	observeLoad(&o, t, st, int(trialRunners(run, t).Runners), pods, s.now)
+	return o, pods, nil
+}
+
+// observeLoad reads the load's start, end and failures from k6-operator's stage and the
+// runner pods. The load starts when k6-operator starts the runners: its TestRunRunning
+// condition says when; without it, only a TestRun seen in the started stage dates the start
+// (a later stage would date it too late). A runner that died, or a pod the scheduler will
+// not place, is reported at once: k6-operator would leave the TestRun waiting for it.
+func observeLoad(o *engine.Observation, t *benchv1.Trial, st specs.TestRunStatus, want int, pods []corev1.Pod, now time.Time) {
+	if st.Stage == specs.StageStarted || st.Stage == specs.StageStopped || st.Stage == specs.StageFinished {
+		if c := findCondition(st.Conditions, testRunRunning); c != nil && c.Status == metav1.ConditionTrue {
+			o.Started = c.LastTransitionTime.Time
+		} else if st.Stage == specs.StageStarted {
+			o.Started = now
+		}
+	}
 	o.Detail = fmt.Sprintf("stage %q%s%s", st.Stage, conditionText(st.Conditions), podsState(t.TestRun, want, pods))
+	failed := func(why string) { o.Failure = &engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: why} }
 	switch {
 	case st.Stage == specs.StageError:
-		return failed(benchv1.ReasonTrialFailed, fmt.Sprintf("k6-operator reported an error for TestRun %s%s", t.TestRun, conditionText(st.Conditions)))
+		failed(fmt.Sprintf("k6-operator reported an error for TestRun %s%s", t.TestRun, conditionText(st.Conditions)))
 	case st.Stage != specs.StageFinished:
 		if why := runnersFailed(t.TestRun, st.Stage, want, pods); why != "" {
-			return failed(benchv1.ReasonTrialFailed, why)
-		}
-		if who, why, since := stuckPod(t.TestRun, pods); who != "" {
+			failed(why)
+		} else if who, why, since := stuckPod(t.TestRun, pods); who != "" {
 			o.Held, o.HeldWhy, o.HeldSince = fmt.Sprintf("TestRun %s's %s", t.TestRun, who), why, since
 		}
 	default:
 		msg, done := runnerExitCodes(t.TestRun, want, pods)
 		if msg != "" {
-			return failed(benchv1.ReasonTrialFailed, msg)
+			failed(msg)
 		}
 		o.Exited = done
 	}
-	return o, pods, nil
 }
 
 // readTrial reads a finished trial's figures from Prometheus and the wire agents, and

@@ -3,7 +3,7 @@
 # test-argocd), and `all`, which is make test: the order and what runs beside what are here.
 # The long tiers end with a digest of their failures (hack/testdigest): a reader of the
 # tail of a failed run sees which assertion failed.
-# Usage: hack/test.sh [-n] TIER   TIER: all | unit | envtest | local | lab | argocd
+# Usage: hack/test.sh [-n] TIER   TIER: all | unit | envtest | race | local | lab | argocd
 #   -n  print the tier's steps (make -n passes it) instead of running them
 # GO_TEST_TIMEOUT (40m) and BUILD_GOGC (400) come from the Makefile.
 set -euo pipefail
@@ -24,6 +24,14 @@ tier_envtest() {
   # shellcheck disable=SC2046  # one package per word
   KUBEBUILDER_ASSETS="$(hack/envtest-binaries.sh)" go test -count=1 -timeout "${timeout}" -json \
     $(go list ./... | grep -v '/test/local$') | go run ./hack/testdigest -brief
+}
+
+# The race detector (cgo on for this tier only) over the packages whose code runs goroutines
+# of its own: the engine, the operator's reconcilers and verification jobs, the local mode,
+# its process supervision and the wire capture. -short: their pure tests, not the API server's.
+tier_race() {
+  CGO_ENABLED=1 go test -race -short -count=1 -timeout "${timeout}" \
+    ./internal/engine/... ./controllers/... ./internal/local/... ./internal/supervise/... ./internal/wire/...
 }
 
 # The CLI and every shipped sample through real k6, PostgreSQL and targets (after make deps).
@@ -54,11 +62,11 @@ tier_all() {
   trap 'hack/lab/prebuild.sh stop' EXIT
   make --no-print-directory deps lint verify-generated
   tier_local
-  tier_envtest &
+  { tier_envtest && tier_race; } &
   envtest=$!
   lab=0
   tier_lab || lab=$?
-  wait "${envtest}" || { echo "make test: the envtest tier failed (its output is above)"; exit 1; }
+  wait "${envtest}" || { echo "make test: the envtest or race tier failed (its output is above)"; exit 1; }
   [[ ${lab} == 0 ]] || { echo "make test: the lab tier failed"; exit "${lab}"; }
   hack/lab/prebuild.sh wait-all
   tier_argocd
@@ -68,14 +76,14 @@ dry=""
 if [[ "${1:-}" == -n ]]; then dry=1; shift; fi
 tier="${1:-}"
 case "${tier}" in
-all | unit | envtest | local | lab | argocd) ;;
-*) echo "usage: hack/test.sh [-n] all|unit|envtest|local|lab|argocd" >&2; exit 2 ;;
+all | unit | envtest | race | local | lab | argocd) ;;
+*) echo "usage: hack/test.sh [-n] all|unit|envtest|race|local|lab|argocd" >&2; exit 2 ;;
 esac
 if [[ -n "${dry}" ]]; then
   # The tier's function and those it calls, as bash prints them.
   echo "# CGO_ENABLED=${CGO_ENABLED} timeout=${timeout} build_gogc=${build_gogc}"
   declare -f "tier_${tier}"
-  if [[ "${tier}" == all ]]; then declare -f tier_local tier_envtest tier_lab tier_argocd; fi
+  if [[ "${tier}" == all ]]; then declare -f tier_local tier_envtest tier_race tier_lab tier_argocd; fi
   exit 0
 fi
 "tier_${tier}"

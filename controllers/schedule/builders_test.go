@@ -71,3 +71,18 @@ func TestChangedDigestAndImages(t *testing.T) {
 		t.Fatalf("%s", a)
 	}
 }
+
+// A run with no valid row is never the next run's baseline: every later verdict would be
+// read against figures it could not stand behind.
+func TestInconclusiveRunIsNoBaseline(t *testing.T) {
+	run := func(name string, conclusive metav1.ConditionStatus) *benchv1.BenchmarkRun {
+		r := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		r.Status.Phase = benchv1.PhaseSucceeded
+		r.Status.Conditions = []metav1.Condition{{Type: benchv1.ConditionConclusive, Status: conclusive, Reason: "R"}}
+		return r
+	}
+	runs := []*benchv1.BenchmarkRun{run("good", metav1.ConditionTrue), run("no-valid-row", metav1.ConditionFalse)}
+	if got := lastGoodRun(runs); got != "good" {
+		t.Errorf("last good run %q, want good", got)
+	}
+}

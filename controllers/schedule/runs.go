@@ -71,8 +71,12 @@ func runDone(run *benchv1.BenchmarkRun) bool {
 	return run.Status.Phase == benchv1.PhaseSucceeded || run.Status.Phase == benchv1.PhaseFailed
 }
 
+// goodRun can be the next run's baseline: it succeeded, its rows support an answer (a run
+// with no valid row would make every later verdict meaningless) and it did not regress.
 func goodRun(run *benchv1.BenchmarkRun) bool {
-	return run.Status.Phase == benchv1.PhaseSucceeded && !meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionRegressed)
+	conclusive := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionConclusive)
+	return run.Status.Phase == benchv1.PhaseSucceeded && (conclusive == nil || conclusive.Status != metav1.ConditionFalse) &&
+		!meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionRegressed)
 }
 
 // lastGoodRun is the newest run that succeeded without regressing.

@@ -135,10 +135,6 @@ func (r *runner) prepareTrial(t *benchv1.Trial, url string) (*trialRun, error) {
 // trial at once rather than after the window.
 func (r *runner) executeTrial(ctx context.Context, t *benchv1.Trial, ts *targetState, x *trialRun) (engine.Observation, benchv1.Measurement) {
 	o := engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}
-	fail := func(format string, args ...any) (engine.Observation, benchv1.Measurement) {
-		o.Failure = &engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: fmt.Sprintf(format, args...)}
-		return o, benchv1.Measurement{}
-	}
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	proc, readsDB := ts.proc, r.readsDatabase(t.Scenario)
@@ -165,6 +161,31 @@ func (r *runner) executeTrial(ctx context.Context, t *benchv1.Trial, ts *targetS
 	w := r.stopWire(capture)
 	o.Started = *started
 
+	if o.Failure = r.trialFailure(ctx, t, ts, proc, readsDB, err); o.Failure != nil || ctx.Err() != nil {
+		return o, benchv1.Measurement{}
+	}
+	m := measurementOf(res)
+	m.Wire = w
+	m.GeneratorCPULimitMillicores = x.limit
+	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
+	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
+	m.CPUPeriods, m.CPUThrottledPeriods = th.Periods, th.ThrottledPeriods
+	if u.Samples == 0 {
+		x.notes = append(x.notes, "target CPU and memory were not sampled")
+	}
+	if w == nil {
+		x.notes = append(x.notes, r.noWire)
+	}
+	return o, m
+}
+
+// trialFailure says why a trial whose k6 has exited failed: the target died (of the
+// database, if it is lost too), the database was lost, or k6 failed. nil when it did not,
+// or when the run was interrupted (nothing of the trial was measured).
+func (r *runner) trialFailure(ctx context.Context, t *benchv1.Trial, ts *targetState, proc *Target, readsDB bool, k6Err error) *engine.Failure {
+	fail := func(format string, args ...any) *engine.Failure {
+		return &engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: fmt.Sprintf(format, args...)}
+	}
 	lost := ""
 	if readsDB {
 		lost = r.services.checkLost(r.run)
@@ -183,23 +204,11 @@ func (r *runner) executeTrial(ctx context.Context, t *benchv1.Trial, ts *targetS
 	case lost != "":
 		return fail("the database failed, not the target: %s", lost)
 	case ctx.Err() != nil:
-		return o, benchv1.Measurement{}
-	case err != nil:
-		return fail("%v", err)
+		return nil
+	case k6Err != nil:
+		return fail("%v", k6Err)
 	}
-	m := measurementOf(res)
-	m.Wire = w
-	m.GeneratorCPULimitMillicores = x.limit
-	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
-	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
-	m.CPUPeriods, m.CPUThrottledPeriods = th.Periods, th.ThrottledPeriods
-	if u.Samples == 0 {
-		x.notes = append(x.notes, "target CPU and memory were not sampled")
-	}
-	if w == nil {
-		x.notes = append(x.notes, r.noWire)
-	}
-	return o, m
+	return nil
 }
 
 // sampleWindow samples the target's tree and cgroup over the measured window, which
