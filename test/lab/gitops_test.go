@@ -273,7 +273,11 @@ func (l *lab) checkReadyOnSuccess(t *testing.T, ns, name string) {
 					ready.Status, ready.Reason, ready.Message, run.Status.Phase)
 			}
 		}
-		return ready.Status == metav1.ConditionTrue || run.Status.Phase == benchv1.PhaseFailed, nil
+		// A run that succeeded with no valid row is Failed to kstatus: its Kustomization's
+		// health check fails, as for a failed run.
+		inconclusive := succeeded && meta.IsStatusConditionFalse(run.Status.Conditions, benchv1.ConditionConclusive)
+		return ready.Status == metav1.ConditionTrue || run.Status.Phase == benchv1.PhaseFailed ||
+			(inconclusive && ready.Status == metav1.ConditionFalse && ready.Reason == "HealthCheckFailed"), nil
 	})
 	if err != nil || run == nil {
 		t.Fatalf("%v; Kustomization Ready %+v; run %v\n%s", err, ready, runSummary(run), l.fluxDiagnostics(t))
@@ -286,6 +290,14 @@ func (l *lab) checkReadyOnSuccess(t *testing.T, ns, name string) {
 	for _, r := range run.Status.Results {
 		t.Logf("row %s/%s@%d: valid %t, flags %v, %d mRPS, p99 %dµs", r.Target, r.Scenario, r.LoadPoint, r.Valid, r.Flags,
 			r.AchievedMilliRPS.Median, r.P99Micros.Median)
+	}
+	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionConclusive); c != nil && c.Status == metav1.ConditionFalse {
+		// Every row flagged on the busy node: the pipeline must not pass it, and says why.
+		if ready.Status != metav1.ConditionFalse || !strings.Contains(ready.Message, fmt.Sprintf("BenchmarkRun/%s/%s", ns, name)) {
+			t.Errorf("the run is inconclusive (%s), yet the Kustomization is Ready=%s: %s", c.Message, ready.Status, ready.Message)
+		}
+		t.Logf("the run succeeded with no valid row (%s): the Kustomization's health check failed, as it must", c.Message)
+		return
 	}
 	if waiting == 0 {
 		t.Errorf("the Kustomization was never seen not Ready while the run was still running")
