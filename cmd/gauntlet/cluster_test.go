@@ -106,6 +106,16 @@ var outcomes = map[string]struct {
 	"regressed": {benchv1.PhaseSucceeded, []metav1.Condition{
 		cond(benchv1.ConditionReady, true, "Succeeded", ""),
 		cond(benchv1.ConditionRegressed, true, "Slower", "slower: go/ping@200 +20.0%")}, outcome.Regressed},
+	// Every row flagged: the run succeeded but supports no answer.
+	"inconclusive": {benchv1.PhaseSucceeded, []metav1.Condition{
+		cond(benchv1.ConditionReady, false, "Inconclusive", "inconclusive: 0 of 2 rows valid; invalid rows' flags: GeneratorBound 2"),
+		cond(benchv1.ConditionConclusive, false, "NoValidResult", "0 of 2 rows valid; invalid rows' flags: GeneratorBound 2"),
+		cond(benchv1.ConditionSLOMet, true, "SLOMet", "every result row meets the SLO")}, outcome.Inconclusive},
+	// The baseline could not be read: no verdict, and no pass either.
+	"no-verdict": {benchv1.PhaseSucceeded, []metav1.Condition{
+		cond(benchv1.ConditionReady, true, "Succeeded", ""),
+		{Type: benchv1.ConditionRegressed, Status: metav1.ConditionUnknown, Reason: "BaselineUnavailable", Message: "baseline run nightly-1 not found", LastTransitionTime: metav1.Now()}},
+		outcome.Inconclusive},
 	"running": {benchv1.PhaseRunning, []metav1.Condition{
 		cond(benchv1.ConditionReady, false, "Running", "trials 1/3")}, outcome.OK},
 }
@@ -160,10 +170,10 @@ func createRun(t *testing.T, name string) (string, *benchv1.BenchmarkRun) {
 	return ns.Name, run
 }
 
-// wait exits with the run's outcome: 0, 5, 4, 3; and 6 when --timeout passes first.
+// wait exits with the run's outcome: 0, 5, 4, 3, 7; and 6 when --timeout passes first.
 func TestWaitExitStatus(t *testing.T) {
 	startCluster(t)
-	for _, name := range []string{"succeeded", "failed", "slo-missed", "regressed"} {
+	for _, name := range []string{"succeeded", "failed", "slo-missed", "regressed", "inconclusive", "no-verdict"} {
 		t.Run(name, func(t *testing.T) {
 			ns, _ := createRun(t, name)
 			code, stdout, stderr := gauntlet(t, "wait", name, "-n", ns, "--timeout", "30s", "--interval", "100ms")
