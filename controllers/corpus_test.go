@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/client-go/tools/events"
 
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/engine/enginetest"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
@@ -17,20 +18,12 @@ import (
 // internal/engine/testdata/corpus, which internal/local's TestCorpusDecidedAsTheOperatorDoes
 // checks too.
 func TestCorpusDecidedAsLocally(t *testing.T) {
-	root := testenv.Root()
-	for _, name := range enginetest.Cases {
-		run, err := enginetest.Load(root, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, err := range enginetest.DecideAll(testenv.Root(), func(run *benchv1.BenchmarkRun) error {
 		r := &BenchmarkRunReconciler{Recorder: events.NewFakeRecorder(1000)}
-		s := &scope{run: run, now: time.Now(), notify: r.eventsOf(run)}
-		if _, err := r.results(context.Background(), s); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		_, err := r.results(context.Background(), &scope{run: run, now: time.Now(), notify: r.eventsOf(run)})
 		engine.GitOps(run)
-		if err := enginetest.Check(root, name, enginetest.Decision(run)); err != nil {
-			t.Error(err)
-		}
+		return err
+	}) {
+		t.Error(err)
 	}
 }

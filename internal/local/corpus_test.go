@@ -3,6 +3,7 @@ package local
 import (
 	"testing"
 
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/engine/enginetest"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
@@ -11,15 +12,10 @@ import (
 // reaches the decision committed in internal/engine/testdata/corpus, which controllers'
 // TestCorpusDecidedAsLocally checks too.
 func TestCorpusDecidedAsTheOperatorDoes(t *testing.T) {
-	root := testenv.Root()
-	for _, name := range enginetest.Cases {
-		run, err := enginetest.Load(root, name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, err := range enginetest.DecideAll(testenv.Root(), func(run *benchv1.BenchmarkRun) error {
 		finish(run, false, "", nil)
-		if err := enginetest.Check(root, name, enginetest.Decision(run)); err != nil {
-			t.Error(err)
-		}
+		return nil
+	}) {
+		t.Error(err)
 	}
 }

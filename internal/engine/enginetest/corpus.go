@@ -83,6 +83,25 @@ func Decision(run *benchv1.BenchmarkRun) string {
 	return b.String()
 }
 
+// DecideAll feeds every case through a mode's decide and compares its decision with the
+// committed one; it returns what differs.
+func DecideAll(root string, decide func(*benchv1.BenchmarkRun) error) []error {
+	var errs []error
+	for _, name := range Cases {
+		run, err := Load(root, name)
+		if err == nil {
+			err = decide(run)
+		}
+		if err == nil {
+			err = Check(root, name, Decision(run))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		}
+	}
+	return errs
+}
+
 // Golden is the file holding a case's decision.
 func Golden(root, name string) string {
 	return filepath.Join(root, "internal", "engine", "testdata", "corpus", name+".txt")
