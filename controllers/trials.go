@@ -80,7 +80,7 @@ func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *be
 		}
 		return ctrl.Result{}, err
 	}
-	engine.Begin(run, t, tr.GetName(), s.notify)
+	engine.Begin(t, tr.GetName(), s.notify)
 	r.startWire(ctx, run, t)
 	return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 }

@@ -67,14 +67,13 @@ type Next struct {
 const HeldPrefix = "waiting for "
 
 // Begin marks a pending trial running, driven by testRun ("" in the local mode).
-func Begin(run *benchv1.BenchmarkRun, t *benchv1.Trial, testRun string, notify Notify) {
+func Begin(t *benchv1.Trial, testRun string, notify Notify) {
 	t.Phase, t.TestRun = benchv1.TrialRunning, testRun
 	what := ""
 	if testRun != "" {
 		what = " (TestRun " + testRun + ")"
 	}
 	notify.say(false, benchv1.ReasonTrialStarted, "Load", fmt.Sprintf("trial %s started%s", t.Name, what))
-	SetCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
 }
 
 // Step moves a running trial on from what its executor observed: a failure ends it; the

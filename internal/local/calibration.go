@@ -106,7 +106,7 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 		return
 	}
 	defer x.log.Close()
-	engine.Begin(r.run, t, "", r.notify)
+	engine.Begin(t, "", r.notify)
 	o := engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}
 	capture := r.startWire(r.null.port)
 	res, err := x.gen.Run(ctx, x.plan)

@@ -7,6 +7,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/engine"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
 // setCondition records a condition; the transition time is now whenever its status changes.
@@ -19,14 +20,13 @@ func setCondition(run *benchv1.BenchmarkRun, typ string, ok bool, reason, msg st
 }
 
 // finish lets the engine decide the run, as the operator does: interrupted (a signal) and
-// fatal (a setup failure) fail it first with their own reasons.
+// fatal (a setup failure) fail it first with their own reasons; Finish then tallies it.
 func finish(run *benchv1.BenchmarkRun, interrupted bool, fatal string, notify engine.Notify) {
 	now := time.Now()
-	engine.Tally(run, notify)
 	switch {
 	case interrupted:
 		engine.Fail(run, benchv1.ConditionComplete, benchv1.ReasonInterrupted,
-			"stopped by a signal after "+run.Status.Progress+" trials; the figures are those measured so far", now, notify)
+			"stopped by a signal after "+results.Progress(run.Status.Trials)+" trials; the figures are those measured so far", now, notify)
 	case fatal != "":
 		engine.Fail(run, benchv1.ConditionComplete, benchv1.ReasonSetupFailed, fatal, now, notify)
 	}

@@ -48,7 +48,7 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		return
 	}
 	defer x.log.Close()
-	engine.Begin(r.run, t, "", r.notify)
+	engine.Begin(t, "", r.notify)
 	o, m := r.executeTrial(ctx, t, ts, x)
 	if o.Failure == nil && ctx.Err() != nil {
 		engine.Requeue(t, "interrupted before the trial finished; not measured")
