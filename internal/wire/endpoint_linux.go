@@ -32,6 +32,7 @@ type EndpointCapture struct {
 	readErr error
 
 	mu     sync.Mutex
+	budget *connBudget // shared by the interfaces' pairers: one connection seen on three counts three
 	ifaces map[int]*Pairer
 	home   int // ifindex where the endpoint's packets first arrived; 0 until then
 }
@@ -68,7 +69,8 @@ func StartEndpoint(ep Endpoint, iface string) (*EndpointCapture, error) {
 		}
 		return nil, fmt.Errorf("wire capture: packet socket: %w", err)
 	}
-	c := &EndpointCapture{fd: fd, ep: ep, done: make(chan struct{}), ifaces: map[int]*Pairer{}}
+	c := &EndpointCapture{fd: fd, ep: ep, done: make(chan struct{}), ifaces: map[int]*Pairer{},
+		budget: &connBudget{max: DefaultMaxConns}}
 	if err := c.setup(ifindex); err != nil {
 		unix.Close(fd)
 		return nil, fmt.Errorf("wire capture: %w", err)
@@ -157,7 +159,7 @@ func (c *EndpointCapture) loop() {
 		c.mu.Lock()
 		p := c.ifaces[ll.Ifindex]
 		if p == nil {
-			p = NewPairer()
+			p = newPairer(c.budget)
 			c.ifaces[ll.Ifindex] = p
 		}
 		if c.home == 0 && !s.ToServer && ll.Pkttype != unix.PACKET_OUTGOING {
@@ -185,7 +187,8 @@ func (c *EndpointCapture) Stop() (EndpointResult, error) {
 	}
 	var out EndpointResult
 	if p := c.ifaces[best]; p != nil {
-		out = EndpointResult{Result: p.Result(), Other: p.Other, Buckets: p.Latency.Buckets(), MaxNanos: p.Latency.Max()}
+		out = EndpointResult{Result: p.Result(), Other: p.Other, Refused: p.Refused,
+			Buckets: CapBuckets(p.Latency.Buckets(), MaxBuckets), MaxNanos: p.Latency.Max()}
 		if dev, err := net.InterfaceByIndex(best); err == nil {
 			out.Interface = dev.Name
 		}

@@ -39,7 +39,8 @@ type conn struct {
 // segment (request first byte to response first byte). Later segments of either side
 // (a body, a long response) belong to the same exchange.
 type Pairer struct {
-	conns map[Conn]*conn
+	conns  map[Conn]*conn
+	budget *connBudget
 	// Latency of the measured requests that were answered.
 	Latency Histogram
 	// Requests is every measured request seen; Unanswered those whose connection closed,
@@ -47,10 +48,28 @@ type Pairer struct {
 	Requests, Unanswered int64
 	// Other counts requests outside the measured window (warmup, health checks).
 	Other int64
+	// Refused counts the client's data segments on connections not followed because the
+	// budget was spent: their requests are in no other count, so a capture with refusals
+	// reads as incomplete (fewer requests than k6 counted), never as wrong.
+	Refused int64
 }
 
-// NewPairer returns an empty pairer.
-func NewPairer() *Pairer { return &Pairer{conns: map[Conn]*conn{}} }
+// DefaultMaxConns is how many open connections a capture follows at once, on all its
+// interfaces together. Anything that reaches the target's port decides how many
+// connections it opens; each followed one costs about 120 bytes, so without a bound a
+// million idle connections would hold over 100 MiB of the agent's memory. 32,768 is
+// above what one target pod's load opens (a connection per virtual user), and at most
+// 16 captures at once hold about 60 MiB in the worst case.
+const DefaultMaxConns = 1 << 15
+
+// connBudget is the connections a capture may follow, shared by its pairers (one per
+// interface: a segment crosses several, and each would count it).
+type connBudget struct{ max, used int }
+
+// NewPairer returns an empty pairer with a budget of DefaultMaxConns connections.
+func NewPairer() *Pairer { return newPairer(&connBudget{max: DefaultMaxConns}) }
+
+func newPairer(b *connBudget) *Pairer { return &Pairer{conns: map[Conn]*conn{}, budget: b} }
 
 // Add feeds one segment; segments must come in capture order.
 func (p *Pairer) Add(s Segment) {
@@ -59,6 +78,13 @@ func (p *Pairer) Add(s Segment) {
 		if !s.Data {
 			return // a handshake or a bare ACK: nothing to pair yet
 		}
+		if p.budget.used >= p.budget.max {
+			if s.ToServer {
+				p.Refused++
+			}
+			return
+		}
+		p.budget.used++
 		c = &conn{}
 		p.conns[s.Conn] = c
 	}
@@ -78,15 +104,20 @@ func (p *Pairer) Add(s Segment) {
 	}
 	if s.Close {
 		p.end(c)
-		delete(p.conns, s.Conn)
+		p.forget(s.Conn)
 	}
+}
+
+func (p *Pairer) forget(k Conn) {
+	delete(p.conns, k)
+	p.budget.used--
 }
 
 // Finish ends the capture: requests still outstanding were not answered within it.
 func (p *Pairer) Finish() {
 	for k, c := range p.conns {
 		p.end(c)
-		delete(p.conns, k)
+		p.forget(k)
 	}
 }
 
