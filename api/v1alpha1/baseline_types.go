@@ -1,14 +1,20 @@
 package v1alpha1
 
-// Baseline is an earlier run every result row is compared with: the verdicts say whether
-// this run is faster, slower or unchanged, and the Regressed condition lets CI gate on it.
+// Baseline says what result rows are compared with and how: an earlier run (Run), and for
+// targets with spec.targets[].baselineTarget, their baseline target in this same run. The
+// verdicts say whether a row is faster, slower or unchanged, and the Regressed condition lets
+// CI gate on it.
 type Baseline struct {
 	// Run names an earlier BenchmarkRun in the same namespace. In the local mode, the newest
 	// results folder of a run of that name in the output directory (--baseline overrides).
+	// Optional when the comparison is within the run (spec.targets[].baselineTarget): a run
+	// made at another time, often on other nodes, differs by more than the changes looked
+	// for, so a same-run pair is the sharper test.
+	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$`
-	Run string `json:"run"`
+	Run string `json:"run,omitempty"`
 
 	// Metric compared, over the repetitions: a percentile of the latency of record (the
 	// wire's when both runs captured it, else k6's), or cpuPerRequest, the target's CPU time
@@ -54,10 +60,16 @@ const (
 )
 
 // Comparison is one result row against the matching baseline row (same target, scenario and
-// load point), from the repetitions of both. Shifts are this run minus the baseline: a
-// positive latency shift is slower.
+// load point of the baseline run, or the baseline target's row of this run), from the
+// repetitions of both. Shifts are this row minus the baseline: a positive latency shift is
+// slower.
 type Comparison struct {
 	Verdict RegressionVerdict `json:"verdict"`
+	// BaselineTarget is the target of this run compared with (spec.targets[].baselineTarget);
+	// empty when the baseline is another run (spec.baseline.run).
+	// +optional
+	// +kubebuilder:validation:MaxLength=40
+	BaselineTarget string `json:"baselineTarget,omitempty"`
 	// Metric is the figure compared (spec.baseline.metric) and Source, for a latency, whose
 	// it is (Wire when both runs captured every repetition on the wire, else Generator).
 	Metric string `json:"metric"`
@@ -82,6 +94,14 @@ type Comparison struct {
 	ShiftLowPPM *int64 `json:"shiftLowPPM,omitempty"`
 	// +optional
 	ShiftHighPPM *int64 `json:"shiftHighPPM,omitempty"`
+	// MinDetectablePPM is the smallest shift, relative to BaselineMicros in parts per
+	// million, that these repetitions would call Slower or Faster four times in five, given
+	// their spread: (z 0.975 + z 0.8) standard errors of the shift, the standard error read
+	// off the 95% interval, and never below the minimum effect. Absent when the repetitions
+	// are too few for any verdict. A NoChange or Inconclusive row says nothing about
+	// changes smaller than this.
+	// +optional
+	MinDetectablePPM *int64 `json:"minDetectablePPM,omitempty"`
 	// PValue is the two-sided Mann-Whitney p-value, a decimal such as "0.0286".
 	// +optional
 	// +kubebuilder:validation:MaxLength=16
@@ -95,9 +115,11 @@ type Comparison struct {
 
 // BaselineRef says what the run was compared with.
 type BaselineRef struct {
-	// Run is the baseline's name; Source where it was read (namespace/name in a cluster,
-	// the results folder in the local mode).
-	Run string `json:"run"`
+	// Run is the baseline run's name; Source where it was read (namespace/name in a
+	// cluster, the results folder in the local mode). Both are empty when every comparison
+	// was within this run (Pairs).
+	// +optional
+	Run string `json:"run,omitempty"`
 	// +optional
 	// +kubebuilder:validation:MaxLength=1024
 	Source string `json:"source,omitempty"`
@@ -105,4 +127,9 @@ type BaselineRef struct {
 	Metric string `json:"metric,omitempty"`
 	// +optional
 	MinEffect string `json:"minEffect,omitempty"`
+	// Pairs are the same-run comparisons, candidate against baseline target, such as
+	// "v2 vs v1".
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	Pairs string `json:"pairs,omitempty"`
 }

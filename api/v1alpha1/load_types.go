@@ -92,6 +92,13 @@ type Load struct {
 	// +kubebuilder:validation:Maximum=20
 	Repetitions int32 `json:"repetitions,omitempty"`
 
+	// OrderSeed fixes the random order of the targets in each round of trials (every
+	// round is shuffled, so drift over the run falls on no target in particular); empty:
+	// drawn when the run is accepted and recorded in status.orderSeed, which replays it.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	OrderSeed *int32 `json:"orderSeed,omitempty"`
+
 	// RequestTimeout after which a request counts as an error; at most 5m.
 	// +optional
 	// +kubebuilder:default="10s"

@@ -23,6 +23,8 @@ const (
 	// MaxSearchMessageLength bounds a capacity search's message, MaxStepReasonLength a step's reason.
 	MaxSearchMessageLength = 256
 	MaxStepReasonLength    = 128
+	// MaxVerdictLength bounds status.verdict, a printer column.
+	MaxVerdictLength = 256
 	// MaxConditionMessageLength bounds a condition's message.
 	MaxConditionMessageLength = 1024
 	// MaxFailedChecks and MaxFailedCheckLength bound a target's failed contract checks.
@@ -46,6 +48,10 @@ func (s *BenchmarkRunStatus) Bound() {
 		s.Placement.Message = Clip(s.Placement.Message, MaxMessageLength)
 	}
 	s.Capacity = Clip(s.Capacity, MaxMessageLength)
+	s.Verdict = Clip(s.Verdict, MaxVerdictLength)
+	if s.Baseline != nil {
+		s.Baseline.Pairs = Clip(s.Baseline.Pairs, MaxMessageLength)
+	}
 	for i := range s.Search {
 		s.Search[i].Message = Clip(s.Search[i].Message, MaxSearchMessageLength)
 		for j := range s.Search[i].Steps {

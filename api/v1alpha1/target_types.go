@@ -18,6 +18,17 @@ type Target struct {
 	// +kubebuilder:validation:Enum=cpp-epoll;go-nethttp;nginx;node-connect;node-express;node-fastify;node-nestjs;pypy-flask;pypy-tornado;python-fastapi;python-flask;python-flask-eventlet;python-starlette
 	Preset string `json:"preset,omitempty"`
 
+	// BaselineTarget names another target of this run that this one is judged against, row
+	// by row, from the same rounds of the same run (interleaved in a random order in each
+	// round, on the same node pool): the candidate and its baseline, such as the same preset
+	// with a new image or a changed setting. The verdicts land in this target's rows
+	// (status.results[].baseline), the Regressed condition and status.verdict. It needs
+	// load.repetitions of at least 4 (5 or more recommended).
+	// +optional
+	// +kubebuilder:validation:MaxLength=40
+	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
+	BaselineTarget string `json:"baselineTarget,omitempty"`
+
 	// Image of a bring-your-own target that implements targets/CONTRACT.md.
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
