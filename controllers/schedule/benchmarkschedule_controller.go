@@ -42,6 +42,12 @@ type BenchmarkScheduleReconciler struct {
 	// triggers.imageDigests; Resolver resolves them (RegistryResolver when nil).
 	Images   map[string]string
 	Resolver DigestResolver
+	// AllowedRegistries is the operator's --allowed-registries: a template image outside
+	// it is not looked up. InsecureRegistries (host[:port]) may be asked over plain HTTP.
+	AllowedRegistries  []string
+	InsecureRegistries []string
+	// RegistryTimeout bounds one pass's digest look-ups (DefaultRegistryTimeout when 0).
+	RegistryTimeout time.Duration
 	// Metrics is what the manager exports about each schedule (nil: nothing).
 	Metrics *opmetrics.ScheduleStore
 
@@ -148,6 +154,8 @@ func (r *BenchmarkScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		r.APIReader = mgr.GetAPIReader()
 	}
 	return ctrl.NewControllerManagedBy(mgr).For(&benchv1.BenchmarkSchedule{}).Owns(&benchv1.BenchmarkRun{}).
-		WithOptions(controller.Options{SkipNameValidation: &r.skipNameValidation}).
+		// Several workers: one schedule's slow pass (a registry up to RegistryTimeout, an
+		// analysis) does not hold the others back; one schedule is never reconciled twice at once.
+		WithOptions(controller.Options{SkipNameValidation: &r.skipNameValidation, MaxConcurrentReconciles: 4}).
 		Named("benchmarkschedule").Complete(r)
 }

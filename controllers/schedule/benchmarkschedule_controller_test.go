@@ -132,7 +132,7 @@ func TestScheduleRunsBaselinesAndPrunes(t *testing.T) {
 			Template: benchv1.BenchmarkRunTemplate{Labels: map[string]string{"team": "web"}, Spec: benchv1.BenchmarkRunSpec{
 				Targets:   []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
 				Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-				Load:      benchv1.Load{Rates: []int32{200}},
+				Load:      benchv1.Load{Rates: []int32{200}, Repetitions: 5},
 				Baseline:  &benchv1.Baseline{Run: "placeholder", Metric: "p99"},
 			}}}}
 	if err := env.Client.Create(ctx, s); err != nil {

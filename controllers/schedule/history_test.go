@@ -62,7 +62,7 @@ func pingTemplate() benchv1.BenchmarkRunTemplate {
 	return benchv1.BenchmarkRunTemplate{Spec: benchv1.BenchmarkRunSpec{
 		Targets:   []benchv1.Target{{Name: "go", Preset: "go-nethttp"}},
 		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-		Load:      benchv1.Load{Rates: []int32{200}},
+		Load:      benchv1.Load{Rates: []int32{200}, Repetitions: 5},
 	}}
 }
 
@@ -235,6 +235,7 @@ func TestImageDigestTrigger(t *testing.T) {
 			Triggers: &benchv1.ScheduleTriggers{ImageDigests: true, PollInterval: &metav1.Duration{Duration: time.Minute}}}}
 	h := newHarness(t, s)
 	h.r.Images = map[string]string{"go-nethttp": preset}
+	h.r.InsecureRegistries = []string{host}
 	step := func() *benchv1.BenchmarkSchedule {
 		h.clock.Step(2 * time.Minute)
 		return h.reconcile()
@@ -340,6 +341,7 @@ func TestTemplateChangeOfAnImageStartsOneRun(t *testing.T) {
 		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 0 1 1 *", Template: tpl, Triggers: &benchv1.ScheduleTriggers{
 			ImageDigests: true, TemplateChanges: true, PollInterval: &metav1.Duration{Duration: 15 * time.Minute}}}}
 	h := newHarness(t, s)
+	h.r.InsecureRegistries = []string{host}
 	got := h.reconcile()
 	if len(h.runs()) != 0 || len(got.Status.ImageDigests) != 1 {
 		t.Fatalf("%v %+v", h.triggered(), got.Status)

@@ -5,13 +5,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/remote/transport"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -26,8 +32,12 @@ type DigestResolver interface {
 
 // RegistryResolver asks the image's registry (a HEAD of the manifest), with the
 // credentials of the operator's docker config when it has some, anonymously otherwise.
+// HTTPS only: go-containerregistry falls back to plain HTTP for loopback and private
+// addresses, which would let a tenant's image name make the operator talk cleartext to
+// anything on its network; InsecureRegistries (host[:port]) are the exceptions.
 type RegistryResolver struct {
-	Options []remote.Option
+	InsecureRegistries []string
+	Options            []remote.Option
 }
 
 // Digest is the registry's digest for image; a reference by digest is its own.
@@ -39,12 +49,62 @@ func (r RegistryResolver) Digest(ctx context.Context, image string) (string, err
 	if d, ok := ref.(name.Digest); ok {
 		return d.DigestStr(), nil
 	}
-	opts := append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain)}, r.Options...)
+	opts := append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain),
+		remote.WithTransport(httpsOnly{base: remote.DefaultTransport, insecure: r.InsecureRegistries})}, r.Options...)
 	desc, err := remote.Head(ref, opts...)
 	if err != nil {
 		return "", err
 	}
 	return desc.Digest.String(), nil
+}
+
+// httpsOnly refuses plain-HTTP requests except to the hosts listed.
+type httpsOnly struct {
+	base     http.RoundTripper
+	insecure []string
+}
+
+func (t httpsOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" && !slices.Contains(t.insecure, req.URL.Host) {
+		return nil, fmt.Errorf("%s: plain HTTP refused (the manager's --insecure-registries does not list it)", req.URL.Host)
+	}
+	return t.base.RoundTrip(req)
+}
+
+// DefaultRegistryTimeout bounds one pass's digest look-ups: the schedule controller has
+// one worker, and a registry that accepts a connection and never answers must not hold
+// every other schedule back.
+const DefaultRegistryTimeout = 10 * time.Second
+
+// maxEventDetail bounds what a registry's error adds to an event.
+const maxEventDetail = 200
+
+// registryError is err in words safe for an event: a registry's status code, never its
+// response body (a tenant's registry chooses those bytes), and no control characters.
+func registryError(err error) string {
+	var terr *transport.Error
+	if errors.As(err, &terr) {
+		return fmt.Sprintf("the registry answered HTTP %d %s", terr.StatusCode, http.StatusText(terr.StatusCode))
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "no answer from the registry in time"
+	}
+	return sanitize(err.Error(), maxEventDetail)
+}
+
+// sanitize keeps the printable characters of s (escape sequences would drive a
+// terminal showing `kubectl describe`), at most n bytes.
+func sanitize(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + "..."
+	}
+	return s
 }
 
 // Digest checks: the default interval and the shortest.
@@ -86,9 +146,15 @@ func (r *BenchmarkScheduleReconciler) checkTriggers(ctx context.Context, sc *sco
 func (r *BenchmarkScheduleReconciler) checkDigests(ctx context.Context, sc *scope) {
 	s, st := sc.schedule, &sc.schedule.Status
 	st.LastDigestCheckTime = &metav1.Time{Time: sc.now}
+	timeout := r.RegistryTimeout
+	if timeout <= 0 {
+		timeout = DefaultRegistryTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	digests, err := r.resolveDigests(ctx, s)
 	if err != nil {
-		r.Recorder.Eventf(s, nil, "Warning", ReasonDigestFailed, "Resolve", "triggers.imageDigests: %v", err)
+		r.Recorder.Eventf(s, nil, "Warning", ReasonDigestFailed, "Resolve", "spec.triggers.imageDigests: %s", err.Error())
 		return
 	}
 	sc.digests = digests
@@ -155,15 +221,25 @@ func (r *BenchmarkScheduleReconciler) resolveDigests(ctx context.Context, s *ben
 	if err != nil {
 		return nil, err
 	}
+	// The run would be refused for such an image, so its registry is not contacted either
+	// (a preset's image is the operator's own configuration).
+	for i, t := range s.Spec.Template.Spec.Targets {
+		if t.Image == "" {
+			continue
+		}
+		if err := specs.ImageAllowed(fmt.Sprintf("spec.template.spec.targets[%d].image", i), t.Image, r.AllowedRegistries); err != nil {
+			return nil, errors.New(sanitize(err.Error(), 2*maxEventDetail))
+		}
+	}
 	resolver := r.Resolver
 	if resolver == nil {
-		resolver = RegistryResolver{}
+		resolver = RegistryResolver{InsecureRegistries: r.InsecureRegistries}
 	}
 	out := make([]benchv1.ImageDigest, 0, len(images))
 	for _, image := range images {
 		d, err := resolver.Digest(ctx, image)
 		if err != nil {
-			return nil, fmt.Errorf("image %s: %w", image, err)
+			return nil, fmt.Errorf("image %s: %s", sanitize(image, maxEventDetail), registryError(err))
 		}
 		out = append(out, benchv1.ImageDigest{Image: image, Digest: d})
 	}
