@@ -50,7 +50,7 @@ func main() {
 	var leaderElect, metricsSecure, networkPolicy bool
 	var scrapeInterval time.Duration
 	var metricsCertPath string
-	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, nullImage string
+	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, insecureRegistries, nullImage string
 	var maxReconciles, maxVerifications, keepTestRuns, wirePort int
 	var wireSelector, wireSecret, wireNamespace string
 	var timeouts controllers.Timeouts
@@ -69,6 +69,7 @@ func main() {
 	flag.IntVar(&maxVerifications, "max-concurrent-verifications", 8, "how many targets' contract checks run at once, across every run (the others wait their turn); 0 is no cap")
 	flag.IntVar(&keepTestRuns, "keep-finished-testruns", controllers.DefaultKeepTestRuns, "finished TestRuns (with their pods) each run keeps for debugging; older ones are deleted once read; 0 keeps none")
 	flag.StringVar(&registries, "allowed-registries", "", "comma-separated registries (host or host/path) bring-your-own images must come from; empty allows any")
+	flag.StringVar(&insecureRegistries, "insecure-registries", "", "comma-separated registry hosts (host[:port]) a schedule's image-digest trigger may reach over plain HTTP; none by default")
 	flag.BoolVar(&networkPolicy, "network-policy", true, "give every run a NetworkPolicy that fences its targets in")
 	flag.StringVar(&np.OperatorNamespace, "operator-namespace", np.OperatorNamespace, "namespace of the operator's pods, allowed to reach targets (they verify them)")
 	flag.StringVar(&np.PrometheusNamespace, "prometheus-namespace", np.PrometheusNamespace, "namespace of the Prometheus pods allowed to reach targets")
@@ -189,7 +190,8 @@ func main() {
 	scheduleMetrics := opmetrics.NewScheduleStore()
 	crmetrics.Registry.MustRegister(scheduleMetrics)
 	if err := (&schedule.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gauntlet"),
-		APIReader: mgr.GetAPIReader(), Images: cfg.Images, Metrics: scheduleMetrics}).SetupWithManager(mgr); err != nil {
+		APIReader: mgr.GetAPIReader(), Images: cfg.Images, Metrics: scheduleMetrics,
+		AllowedRegistries: cfg.AllowedRegistries, InsecureRegistries: splitList(insecureRegistries)}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkSchedule controller")
 		os.Exit(1)
 	}
@@ -240,4 +242,15 @@ func CacheOptions(namespace string) cache.Options {
 		return cache.Options{}
 	}
 	return cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}}
+}
+
+// splitList is a comma-separated flag's non-empty entries.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
