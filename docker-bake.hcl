@@ -50,6 +50,8 @@ target "operator" {
   context    = "."
   dockerfile = "Dockerfile"
   tags       = ["${REGISTRY}/gauntlet:${TAG}"]
+  # The presets' manifests in the image name their images at this tag (Dockerfile, VERSION).
+  args       = { VERSION = "${TAG}" }
 }
 
 # BEGIN GENERATED presets-targets: make generate writes these lines from targets/*/target.yaml (hack/presets)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -35,20 +36,42 @@ func valuesHeld(src []byte) ([]string, error) {
 // plainScalar is an image reference YAML reads as the same string without quotes.
 var plainScalar = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/@-]*(:[A-Za-z0-9._/@-]+)*$`)
 
+// valuesRender writes each preset's repository, target.yaml's image without its tag: the chart
+// adds the tag of its appVersion (templates/_helpers.tpl, gauntlet.presetImage), so one chart
+// version deploys one release's targets.
 func valuesRender(src []byte, presets []*preset.Preset) ([]byte, error) {
 	_, _, indent, err := region(src, valuesRegion)
 	if err != nil {
 		return nil, err
 	}
 	lines := make([]string, len(presets))
+	var errs []error
 	for i, p := range presets {
-		image := p.Image
+		image, err := untagged(p.Image)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("targets/%s/%s: %w", p.Name, preset.FileName, err))
+			continue
+		}
 		if !plainScalar.MatchString(image) {
 			image = strconv.Quote(image) // a JSON string, which YAML reads as written
 		}
 		lines[i] = indent + p.Name + ": " + image
 	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
 	return replaceRegion(src, valuesRegion, lines)
+}
+
+// untagged is image without its tag. A digest or a missing tag is refused: the chart would
+// deploy either as written, whatever its version.
+func untagged(image string) (string, error) {
+	slash := strings.LastIndex(image, "/")
+	colon := strings.LastIndex(image, ":")
+	if strings.Contains(image, "@") || colon < slash+1 {
+		return "", fmt.Errorf("image %q is not repository:tag (the chart replaces the tag with its appVersion)", image)
+	}
+	return image[:colon], nil
 }
 
 // --- charts/gauntlet/values.schema.json: properties.presetImages.properties ---

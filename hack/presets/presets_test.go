@@ -115,7 +115,7 @@ func TestCheckNamesTheListThatLacksAPreset(t *testing.T) {
 // The same, with the lists edited by hand rather than by the generator.
 func TestCheckNamesAPresetRemovedByHand(t *testing.T) {
 	edits := []struct{ file, old, new, want string }{
-		{valuesFile, "  python-flask: ghcr.io/gauntlet-bench/target-python-flask:0.1.0\n", "",
+		{valuesFile, "  python-flask: ghcr.io/gauntlet-bench/target-python-flask\n", "",
 			"charts/gauntlet/values.yaml: presetImages: missing python-flask"},
 		{apiFile, ";python-flask;", ";", "api/v1alpha1/target_types.go: Target.Preset's +kubebuilder:validation:Enum: missing python-flask"},
 		{bakeFile, `    "python-flask",` + "\n", "", `docker-bake.hcl: group "presets": missing python-flask`},
@@ -199,7 +199,7 @@ func TestWriteAddsANewPresetToEveryList(t *testing.T) {
 	}
 	for file, wants := range map[string][]string{
 		apiFile:    {";node-express;node-fastify;node-koa;node-nestjs;"},
-		valuesFile: {"\n  node-koa: ghcr.io/gauntlet-bench/target-node-koa:0.1.0\n"},
+		valuesFile: {"\n  node-koa: ghcr.io/gauntlet-bench/target-node-koa\n"},
 		bakeFile: {`    "node-koa",` + "\n", `target "node-koa" {
   # context targets/: the shared kit in targets/_lib; node-koa/Dockerfile.dockerignore trims it
   inherits   = ["_platforms"]
@@ -291,5 +291,23 @@ func TestMissingMarkersAreAnError(t *testing.T) {
 	_, err := Write(root, catalogue(t))
 	if err == nil || !strings.Contains(err.Error(), `charts/gauntlet/values.yaml: presetImages: want one line "# BEGIN GENERATED presetImages`) {
 		t.Errorf("Write: %v", err)
+	}
+}
+
+// TestUntagged: the chart's presetImages hold repositories; an image the chart could not give
+// its version (a digest, no tag) is refused with the image named.
+func TestUntagged(t *testing.T) {
+	for image, want := range map[string]string{
+		"ghcr.io/gauntlet-bench/target-go-nethttp:0.1.0": "ghcr.io/gauntlet-bench/target-go-nethttp",
+		"localhost:5000/target-nginx:1":                  "localhost:5000/target-nginx",
+	} {
+		if got, err := untagged(image); err != nil || got != want {
+			t.Errorf("untagged(%q) = %q, %v; want %q", image, got, err, want)
+		}
+	}
+	for _, image := range []string{"localhost:5000/target-nginx", "ghcr.io/x/y@sha256:0123", "nginx"} {
+		if _, err := untagged(image); err == nil || !strings.Contains(err.Error(), image) {
+			t.Errorf("untagged(%q): %v, want an error naming it", image, err)
+		}
 	}
 }

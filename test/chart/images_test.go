@@ -43,6 +43,7 @@ type bakeTarget struct {
 	Tags       []string          `hcl:"tags,optional"`
 	Platforms  []string          `hcl:"platforms,optional"`
 	Labels     map[string]string `hcl:"labels,optional"`
+	Args       map[string]string `hcl:"args,optional"`
 }
 
 // readBake decodes docker-bake.hcl with its variables at their defaults, as `docker buildx
@@ -127,6 +128,10 @@ func TestBakeBuildsEveryImage(t *testing.T) {
 		t.Fatal("docker-bake.hcl does not build the operator in its default group")
 	}
 	checkPlatforms(t, "operator", op.Platforms)
+	// The image's presets name their images at the image's own tag (the Dockerfile's VERSION).
+	if tag := op.Tags[0][strings.LastIndex(op.Tags[0], ":")+1:]; op.Args["VERSION"] != tag {
+		t.Errorf("operator target passes VERSION=%q, its tag is %q: the manager's presets would name another release's images", op.Args["VERSION"], tag)
+	}
 	var chart struct {
 		AppVersion string `json:"appVersion"`
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -46,8 +47,9 @@ func TestRBACInStepWithConfig(t *testing.T) {
 	}
 }
 
-// TestPresetImagesInStepWithTargets: values.yaml maps every preset to its target.yaml image,
-// and values.schema.json accepts exactly those presets.
+// TestPresetImagesInStepWithTargets: values.yaml maps every preset to its target.yaml image's
+// repository (the chart adds its appVersion as the tag), and values.schema.json accepts
+// exactly those presets.
 func TestPresetImagesInStepWithTargets(t *testing.T) {
 	presets, err := preset.LoadAll(filepath.Join(root, "targets"))
 	if err != nil {
@@ -55,7 +57,7 @@ func TestPresetImagesInStepWithTargets(t *testing.T) {
 	}
 	want := map[string]string{}
 	for _, p := range presets {
-		want[p.Name] = p.Image
+		want[p.Name] = p.Image[:strings.LastIndex(p.Image, ":")]
 	}
 	var values struct {
 		PresetImages map[string]string `json:"presetImages"`
@@ -128,4 +130,55 @@ func mapsEqual(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// TestReadmeValuesTableNamesEveryValue: every key of values.yaml, and every key one level down
+// in its structured groups, has a row in the README's Values table (a row names `group.key`,
+// or `group.first` then `.key`), so a value added to the chart cannot go undocumented.
+func TestReadmeValuesTableNamesEveryValue(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(chartDir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(data), "\n## Values\n")
+	if !ok {
+		t.Fatal("charts/gauntlet/README.md has no ## Values section")
+	}
+	table, _, _ = strings.Cut(table, "\n## ")
+	var cells []string // the first cell of each row
+	for _, line := range strings.Split(table, "\n") {
+		if parts := strings.Split(line, "|"); len(parts) > 2 && strings.HasPrefix(line, "|") {
+			cells = append(cells, parts[1])
+		}
+	}
+	named := func(parent, key string) bool {
+		for _, c := range cells {
+			if parent == "" && (strings.Contains(c, "`"+key+"`") || strings.Contains(c, "`"+key+".")) {
+				return true
+			}
+			if parent != "" && (strings.Contains(c, "`"+parent+"."+key+"`") || strings.Contains(c, "`"+parent+"."+key+".") ||
+				(strings.Contains(c, "`"+parent+".") && (strings.Contains(c, "`."+key+"`") || strings.Contains(c, "`."+key+".")))) {
+				return true
+			}
+		}
+		return false
+	}
+	// Maps whose keys are the user's (labels, Kubernetes fields, presets), not the chart's.
+	freeForm := map[string]bool{"presetImages": true, "resources": true, "podSecurityContext": true, "securityContext": true}
+	var values map[string]any
+	readYAML(t, filepath.Join(chartDir, "values.yaml"), &values)
+	for key, v := range values {
+		if !named("", key) {
+			t.Errorf("values.yaml %s: no row of the README's Values table names it", key)
+		}
+		group, ok := v.(map[string]any)
+		if !ok || freeForm[key] {
+			continue
+		}
+		for sub := range group {
+			if !named(key, sub) {
+				t.Errorf("values.yaml %s.%s: no row of the README's Values table names it", key, sub)
+			}
+		}
+	}
 }

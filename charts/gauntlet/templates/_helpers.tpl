@@ -53,6 +53,21 @@ app.kubernetes.io/component: wire-agent
 {{- end -}}
 
 {{/*
+gauntlet.presetImage: a presetImages entry as deployed. A repository alone takes
+presetImageTag, or else the chart's appVersion, so a chart of version X deploys the targets of
+release X; an entry that names its own tag or digest is used as written.
+*/}}
+{{- define "gauntlet.presetImage" -}}
+{{- $image := .image -}}
+{{- $last := last (splitList "/" $image) -}}
+{{- if or (contains "@" $image) (contains ":" $last) -}}
+{{- $image -}}
+{{- else -}}
+{{- printf "%s:%s" $image (.root.Values.presetImageTag | default .root.Chart.AppVersion) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 gauntlet.inRegistry: the image as the registry of imageRegistry holds it, at the same path
 (ghcr.io/gauntlet-bench/gauntlet:1 -> mirror.example/gauntlet-bench/gauntlet:1); unchanged
 when imageRegistry is empty. The first part of a reference is a registry when it has a dot
@@ -124,7 +139,7 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- end }}
 {{- end }}
 {{- range $preset, $image := .Values.presetImages }}
-- --image={{ $preset }}={{ include "gauntlet.inRegistry" (dict "image" $image "registry" $.Values.imageRegistry) }}
+- --image={{ $preset }}={{ include "gauntlet.inRegistry" (dict "image" (include "gauntlet.presetImage" (dict "image" $image "root" $)) "registry" $.Values.imageRegistry) }}
 {{- end }}
 - --zap-log-level={{ .Values.logLevel | default "info" }}
 {{- with .Values.watchNamespace }}
