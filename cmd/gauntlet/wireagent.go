@@ -52,7 +52,7 @@ func wireAgentCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", listen, "address to listen on (host:port), on the node's network")
+	cmd.Flags().StringVar(&listen, "listen", listen, "address to listen on (host:port), on the node's network: the chart gives the node's own address, so nothing listens on the host's other interfaces")
 	cmd.Flags().StringVar(&tokenFile, "token-file", tokenFile, "file holding the bearer token every request must carry, read on each request")
 	return cmd
 }

@@ -14,11 +14,15 @@ const DefaultPort = 9477
 const TokenKey = "token"
 
 // Limits: captures running at once, a capture's longest life (it stops itself then), and
-// how many finished captures are kept for the operator to read.
+// how many finished captures are kept for the operator to read, in number and in bytes
+// (the oldest go first; the newest is always kept). A result's size is the target's to
+// choose up to wire.MaxBuckets buckets (about 33 KiB), so 4 MiB keeps at least 120 of
+// the largest and all 256 of ordinary ones.
 const (
 	MaxRunning  = 16
 	MaxSeconds  = 3600
 	KeepResults = 256
+	KeepBytes   = 4 << 20
 )
 
 // StartRequest asks for a capture of one pod's endpoint. ID names it (the operator uses
@@ -44,28 +48,48 @@ type Figures struct {
 	// Error says why a stopped capture's figures are incomplete (a read error).
 	Error string `json:"error,omitempty"`
 	// Interface is the node's interface the figures were read on (the target's veth).
-	Interface      string        `json:"interface,omitempty"`
-	Requests       int64         `json:"requests"`
-	Unanswered     int64         `json:"unanswered"`
-	Other          int64         `json:"other"`
-	DroppedPackets int64         `json:"droppedPackets"`
-	P50Micros      int64         `json:"p50Micros"`
-	P90Micros      int64         `json:"p90Micros"`
-	P95Micros      int64         `json:"p95Micros"`
-	P99Micros      int64         `json:"p99Micros"`
-	P999Micros     int64         `json:"p999Micros"`
-	MaxMicros      int64         `json:"maxMicros"`
-	MaxNanos       int64         `json:"maxNanos"`
-	Buckets        []wire.Bucket `json:"buckets,omitempty"`
+	Interface      string `json:"interface,omitempty"`
+	Requests       int64  `json:"requests"`
+	Unanswered     int64  `json:"unanswered"`
+	Other          int64  `json:"other"`
+	DroppedPackets int64  `json:"droppedPackets"`
+	// Refused is the client data segments on connections beyond the capture's budget
+	// (wire.DefaultMaxConns), in no other count.
+	Refused    int64         `json:"refused,omitempty"`
+	P50Micros  int64         `json:"p50Micros"`
+	P90Micros  int64         `json:"p90Micros"`
+	P95Micros  int64         `json:"p95Micros"`
+	P99Micros  int64         `json:"p99Micros"`
+	P999Micros int64         `json:"p999Micros"`
+	MaxMicros  int64         `json:"maxMicros"`
+	MaxNanos   int64         `json:"maxNanos"`
+	Buckets    []wire.Bucket `json:"buckets,omitempty"`
 }
 
 func figuresOf(id string, r wire.EndpointResult, err error) Figures {
 	f := Figures{ID: id, State: StateStopped, Interface: r.Interface,
-		Requests: r.Requests, Unanswered: r.Unanswered, Other: r.Other, DroppedPackets: r.Dropped,
+		Requests: r.Requests, Unanswered: r.Unanswered, Other: r.Other, DroppedPackets: r.Dropped, Refused: r.Refused,
 		P50Micros: r.P50, P90Micros: r.P90, P95Micros: r.P95, P99Micros: r.P99, P999Micros: r.P999,
-		MaxMicros: r.Max, MaxNanos: r.MaxNanos, Buckets: r.Buckets}
+		MaxMicros: r.Max, MaxNanos: r.MaxNanos, Buckets: wire.CapBuckets(r.Buckets, wire.MaxBuckets)}
 	if err != nil {
 		f.Error = err.Error()
 	}
 	return f
+}
+
+// size is about what a kept result holds in memory: its buckets and its strings.
+func (f Figures) size() int {
+	const fixed = 256
+	return fixed + len(f.ID) + len(f.State) + len(f.Error) + len(f.Interface) + 16*len(f.Buckets)
+}
+
+// StopRequest stops every running capture whose ID starts with Prefix (the operator's
+// IDs start with the run's UID and the TestRun's name, each followed by "/").
+type StopRequest struct {
+	Prefix string `json:"prefix"`
+}
+
+// Stopped answers a StopRequest: how many captures it stopped.
+type Stopped struct {
+	Stopped int `json:"stopped"`
 }

@@ -37,6 +37,7 @@ type Server struct {
 	running  map[string]*entry
 	finished map[string]Figures
 	order    []string // finished IDs, oldest first
+	kept     int      // bytes of the finished results (Figures.size)
 }
 
 type entry struct {
@@ -44,13 +45,14 @@ type entry struct {
 	timer *time.Timer
 }
 
-// Handler serves POST /v1/captures (start), POST /v1/captures/{id}/stop and
-// GET /v1/captures/{id}.
+// Handler serves POST /v1/captures (start), POST /v1/captures/{id}/stop,
+// GET /v1/captures/{id} and POST /v1/stop (every capture under a prefix).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/captures", s.start)
 	mux.HandleFunc("POST /v1/captures/{id}/stop", s.stop)
 	mux.HandleFunc("GET /v1/captures/{id}", s.get)
+	mux.HandleFunc("POST /v1/stop", s.stopPrefix)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/healthz" {
@@ -157,11 +159,41 @@ func (s *Server) finish(id string) (Figures, bool) {
 	defer s.mu.Unlock()
 	s.finished[id] = f
 	s.order = append(s.order, id)
-	for len(s.order) > KeepResults {
+	s.kept += f.size()
+	for len(s.order) > 1 && (len(s.order) > KeepResults || s.kept > KeepBytes) {
+		s.kept -= s.finished[s.order[0]].size()
 		delete(s.finished, s.order[0])
 		s.order = s.order[1:]
 	}
 	return f, true
+}
+
+// stopPrefix stops the running captures under a prefix: the operator's word that a trial
+// or a run ended without reading them (a failed trial, a deleted run), so that they free
+// their slots now rather than when they stop themselves.
+func (s *Server) stopPrefix(w http.ResponseWriter, r *http.Request) {
+	var q StopRequest
+	if err := json.NewDecoder(r.Body).Decode(&q); err != nil {
+		http.Error(w, "body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if q.Prefix == "" || !strings.HasSuffix(q.Prefix, "/") || len(q.Prefix) > 253 {
+		http.Error(w, fmt.Sprintf("prefix %q: want 1 to 253 characters ending in /", q.Prefix), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.init()
+	var ids []string
+	for id := range s.running {
+		if strings.HasPrefix(id, q.Prefix) {
+			ids = append(ids, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.finish(id)
+	}
+	writeJSON(w, http.StatusOK, Stopped{Stopped: len(ids)})
 }
 
 func (s *Server) stop(w http.ResponseWriter, r *http.Request) {

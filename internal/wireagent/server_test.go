@@ -4,8 +4,12 @@ package wireagent
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
@@ -76,3 +80,109 @@ func TestAgentCaptureLifecycle(t *testing.T) {
 		t.Errorf("unknown capture: want 404, got %v", err)
 	}
 }
+
+// A target that spreads its latencies makes large results: the agent keeps finished
+// results up to a byte budget, not only a count, and caps each one's buckets.
+func TestAgentKeptResultsBoundedByBytes(t *testing.T) {
+	var h wire.Histogram
+	for i := range 100_000 {
+		h.Record(1_000 + int64(i)*3_000_000) // 1 µs to 300 s
+	}
+	res := wire.EndpointResult{Result: wire.Result{Requests: 100_000}, Buckets: h.Buckets(), MaxNanos: h.Max()}
+	agent, c := newAgent(t, func(wire.Endpoint) (Running, error) { return canned{res}, nil })
+	ctx := context.Background()
+	kept := 0
+	for i := range KeepResults {
+		q := StartRequest{ID: fmt.Sprintf("ns/tr-%d/pod", i), PodIP: "10.0.0.1", Port: 80, Seconds: 60}
+		if err := c.Start(ctx, agent.URL, q); err != nil {
+			t.Fatal(err)
+		}
+		f, err := c.Stop(ctx, agent.URL, q.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Buckets) > wire.MaxBuckets {
+			t.Fatalf("a result carries %d buckets: want at most %d", len(f.Buckets), wire.MaxBuckets)
+		}
+	}
+	total := 0
+	for i := range KeepResults {
+		resp, err := http.DefaultClient.Do(authed(t, agent.URL+"/v1/captures/"+url.PathEscape(fmt.Sprintf("ns/tr-%d/pod", i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			kept++
+			total += int(n)
+		}
+	}
+	t.Logf("%d results of %d buckets each: %d kept, %d bytes as JSON", KeepResults, len(res.Buckets), kept, total)
+	if total > 2*KeepBytes || kept == 0 {
+		t.Errorf("the agent keeps %d results, %d bytes as JSON: want at most about %d bytes", kept, total, KeepBytes)
+	}
+	// The newest result is always kept.
+	if _, err := c.Stop(ctx, agent.URL, fmt.Sprintf("ns/tr-%d/pod", KeepResults-1)); err != nil {
+		t.Errorf("the newest result is gone: %v", err)
+	}
+}
+
+func authed(t *testing.T, u string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer s3cret")
+	return req
+}
+
+// A trial that failed, or a run that was deleted, stops its captures by prefix: no
+// capture keeps one of the node's slots until it stops itself an hour later.
+func TestAgentStopsByPrefix(t *testing.T) {
+	stopped := map[string]bool{}
+	var mu sync.Mutex
+	agent, c := newAgent(t, func(ep wire.Endpoint) (Running, error) {
+		return stopFunc(func() (wire.EndpointResult, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			stopped[ep.Addr.String()] = true
+			return wire.EndpointResult{}, nil
+		}), nil
+	})
+	ctx := context.Background()
+	for _, q := range []StartRequest{
+		{ID: "uid-1/tr-a/pod-1", PodIP: "10.0.0.1", Port: 80, Seconds: 60},
+		{ID: "uid-1/tr-b/pod-1", PodIP: "10.0.0.2", Port: 80, Seconds: 60},
+		{ID: "uid-10/tr-a/pod-1", PodIP: "10.0.0.3", Port: 80, Seconds: 60},
+	} {
+		if err := c.Start(ctx, agent.URL, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := c.StopPrefix(ctx, agent.URL, "uid-1/")
+	if err != nil || n != 2 {
+		t.Fatalf("stop uid-1/: %d stopped, %v; want 2", n, err)
+	}
+	mu.Lock()
+	if !stopped["10.0.0.1"] || !stopped["10.0.0.2"] || stopped["10.0.0.3"] {
+		t.Errorf("stopped %v: want uid-1's two captures only", stopped)
+	}
+	mu.Unlock()
+	for _, bad := range []string{"", "uid-1"} {
+		if _, err := c.StopPrefix(ctx, agent.URL, bad); err == nil || !strings.Contains(err.Error(), "prefix") {
+			t.Errorf("prefix %q: want an error naming prefix, got %v", bad, err)
+		}
+	}
+	// Slots are free again: 16 new captures start.
+	for i := range MaxRunning - 1 {
+		if err := c.Start(ctx, agent.URL, StartRequest{ID: fmt.Sprintf("uid-2/tr/%d", i), PodIP: "10.0.0.9", Port: 80, Seconds: 60}); err != nil {
+			t.Fatalf("capture %d after the stop: %v", i, err)
+		}
+	}
+}
+
+type stopFunc func() (wire.EndpointResult, error)
+
+func (f stopFunc) Stop() (wire.EndpointResult, error) { return f() }

@@ -62,8 +62,13 @@ func TestWireAgentRendering(t *testing.T) {
 		sc.Privileged != nil && *sc.Privileged || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
 		t.Errorf("agent container security %+v: want NET_RAW added, ALL dropped, no escalation, read-only root", sc)
 	}
-	if !slices.Equal(c.Command, []string{"/gauntlet", "wire-agent"}) || !slices.Contains(c.Args, "--listen=:9555") || c.Ports[0].ContainerPort != 9555 {
+	if !slices.Equal(c.Command, []string{"/gauntlet", "wire-agent"}) || !slices.Contains(c.Args, "--listen=$(HOST_IP):9555") || c.Ports[0].ContainerPort != 9555 {
 		t.Errorf("agent command %v args %v ports %+v", c.Command, c.Args, c.Ports)
+	}
+	// The agent listens on the node's own address, not on every host interface.
+	if len(c.Env) != 1 || c.Env[0].Name != "HOST_IP" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil ||
+		c.Env[0].ValueFrom.FieldRef.FieldPath != "status.hostIP" {
+		t.Errorf("agent env %+v: want HOST_IP from status.hostIP", c.Env)
 	}
 	if !strings.HasPrefix(c.Image, "ghcr.io/gauntlet-bench/gauntlet:") {
 		t.Errorf("agent image %s: want the manager's", c.Image)
