@@ -138,9 +138,9 @@ bench-generator: ## Measure k6's CPU per request and p99 drift against go-nethtt
 release-snapshot: ## Build every binary of a CLI release (.goreleaser.yaml: linux and darwin, amd64 and arm64) into dist/, without publishing.
 	GOGC=$(BUILD_GOGC) "$$(hack/tools.sh goreleaser)" build --snapshot --clean
 
-images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override).
+images: ## Build the operator and every preset image for linux/amd64 and linux/arm64 (Docker with buildx; PUSH=1 pushes; TAG=, REGISTRY= override; BAKE_ARGS= more bake flags).
 	command -v docker >/dev/null || { echo "make images needs Docker with buildx (there is no Docker engine on the dev machines; CI builds them)"; exit 1; }
-	docker buildx bake -f docker-bake.hcl $(if $(PUSH),--push,)
+	docker buildx bake -f docker-bake.hcl $(if $(PUSH),--push,) $(BAKE_ARGS)
 
 lab-up: ## Start the lab: a real single-node Kubernetes on this machine (hack/lab/; prints its kubeconfig).
 	hack/lab/up.sh
