@@ -66,7 +66,8 @@ type scope struct {
 
 	due       time.Time // the latest scheduled time in (last, now]; zero when none
 	active    string    // a run still in progress
-	forbidden bool      // active holds new runs back (every concurrencyPolicy but Allow)
+	forbidden bool      // runs in progress hold new runs back
+	held      string    // why, for the skip event
 
 	triggers        benchv1.ScheduleTriggers
 	digests         []benchv1.ImageDigest // resolved this pass; nil when not, or when that failed

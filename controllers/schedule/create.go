@@ -54,7 +54,7 @@ func (r *BenchmarkScheduleReconciler) skipped(sc *scope) {
 	if sc.trigger == benchv1.TriggerSchedule {
 		at = sc.due.UTC().Format(time.RFC3339)
 	}
-	r.Recorder.Eventf(sc.schedule, nil, "Normal", ReasonRunSkipped, "Schedule", "skipped %s: %s is still in progress (concurrencyPolicy Forbid)", at, sc.active)
+	r.Recorder.Eventf(sc.schedule, nil, "Normal", ReasonRunSkipped, "Schedule", "skipped %s: %s is still in progress (%s)", at, sc.active, sc.held)
 }
 
 // create makes the run of scheduled time at, baselined on the last good run. Its name is

@@ -7,17 +7,30 @@ import (
 
 	"github.com/robfig/cron/v3"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
 // The schedule's times: its cron read, the time due, and when to wake next.
 
 // parseSchedule reads spec.schedule. One cron cannot read stalls the schedule (Stalled, the
 // field named) and ends the pass: no time can be decided without it.
+// A name or a schedule too short apart does the same.
 func (r *BenchmarkScheduleReconciler) parseSchedule(_ context.Context, sc *scope) error {
 	s := sc.schedule
 	sched, err := cron.ParseStandard(s.Spec.Schedule)
-	if err != nil {
-		msg := fmt.Sprintf("spec.schedule %q: %v", s.Spec.Schedule, err)
+	var msg string
+	switch {
+	case len(s.Name) > MaxNameLength:
+		msg = fmt.Sprintf("metadata.name: %d characters, at most %d (it is the %s label value on each run)", len(s.Name), MaxNameLength, benchv1.LabelSchedule)
+	case err != nil:
+		msg = fmt.Sprintf("spec.schedule %q: %v", s.Spec.Schedule, err)
+	default:
+		if gap := closestGap(sched, sc.now); gap < MinInterval {
+			msg = fmt.Sprintf("spec.schedule %q: times %s apart, at least %s (a run takes minutes; faster would pile up runs)", s.Spec.Schedule, gap, MinInterval)
+		}
+	}
+	if msg != "" {
 		r.Recorder.Eventf(s, nil, "Warning", ReasonInvalidSchedule, "Schedule", "%s", msg)
 		setScheduleConditions(s, false, ReasonInvalidSchedule, msg)
 		sc.stop = true
@@ -25,6 +38,33 @@ func (r *BenchmarkScheduleReconciler) parseSchedule(_ context.Context, sc *scope
 	}
 	sc.cron = sched
 	return nil
+}
+
+// MinInterval is the shortest time between a schedule's times; MaxNameLength is the longest
+// schedule name (a label value, 63 characters; the run and history ConfigMap names built
+// from it then fit too).
+const (
+	MinInterval   = 5 * time.Minute
+	MaxNameLength = 63
+)
+
+// closestGap is the shortest time between sched's next 1,000 times after now: a whole day of
+// a per-minute cron, or @every's delay.
+func closestGap(sched cron.Schedule, now time.Time) time.Duration {
+	if d, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return d.Delay
+	}
+	gap := time.Duration(1<<63 - 1)
+	prev := sched.Next(now)
+	for i := 0; i < 1000 && !prev.IsZero(); i++ {
+		next := sched.Next(prev)
+		if next.IsZero() {
+			break
+		}
+		gap = min(gap, next.Sub(prev))
+		prev = next
+	}
+	return gap
 }
 
 // dueTime finds the latest scheduled time since the last one acted on (or the schedule's

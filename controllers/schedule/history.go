@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -65,6 +66,14 @@ func HistoryConfigMap(schedule string) string { return schedule + "-history" }
 func (r *BenchmarkScheduleReconciler) recordHistory(ctx context.Context, sc *scope) error {
 	s, st := sc.schedule, &sc.schedule.Status
 	hist, changed, err := r.record(ctx, s, sc.runs)
+	if errors.Is(err, errNotOwned) {
+		// Someone else's ConfigMap: neither overwritten nor read; the runs go on.
+		msg := fmt.Sprintf("ConfigMap %s exists and is not controlled by this schedule: no history is kept until it is removed", HistoryConfigMap(s.Name))
+		r.Recorder.Eventf(s, nil, "Warning", ReasonHistoryNotOwned, "Record", "%s", msg)
+		meta.SetStatusCondition(&st.Conditions, metav1.Condition{Type: benchv1.ConditionRegressing, Status: metav1.ConditionUnknown,
+			Reason: ReasonHistoryNotOwned, Message: msg, ObservedGeneration: s.Generation})
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("history ConfigMap: %w", err)
 	}
@@ -113,6 +122,9 @@ func (r *BenchmarkScheduleReconciler) record(ctx context.Context, s *benchv1.Ben
 		exists = false
 		cm = &corev1.ConfigMap{ObjectMeta: key}
 	}
+	if exists && !metav1.IsControlledBy(cm, s) {
+		return nil, false, errNotOwned
+	}
 	var doc historyDoc
 	if raw := cm.Data[historyKey]; raw != "" {
 		if err := json.Unmarshal([]byte(raw), &doc); err != nil {
@@ -120,7 +132,11 @@ func (r *BenchmarkScheduleReconciler) record(ctx context.Context, s *benchv1.Ben
 			doc = historyDoc{}
 		}
 	}
-	runs2, changed := appendRuns(doc.Runs, runs)
+	// Namespace editors can write the ConfigMap: what it holds is re-validated and bounded
+	// before it is analysed or exported, and written back cleaned.
+	held, cleaned := cleanHistory(doc.Runs)
+	runs2, changed := appendRuns(held, runs)
+	changed = changed || cleaned
 	if !changed && exists {
 		return runs2, false, nil
 	}
@@ -142,6 +158,62 @@ func (r *BenchmarkScheduleReconciler) record(ctx context.Context, s *benchv1.Ben
 		err = r.Create(ctx, cm)
 	}
 	return runs2, changed, err
+}
+
+var errNotOwned = errors.New("history ConfigMap not controlled by the schedule")
+
+// ReasonHistoryNotOwned: <schedule>-history exists and is someone else's.
+const ReasonHistoryNotOwned = "HistoryNotOwned"
+
+// cleanHistory keeps what the controller itself could have written: runs with a name seen
+// once, at most HistoryMaxRuns (the newest), each with at most HistoryMaxRows distinct rows
+// of known figures holding finite, non-negative values, with names that fit the status. It
+// says whether it dropped anything.
+func cleanHistory(h []historyRun) ([]historyRun, bool) {
+	dropped := false
+	seen := map[string]bool{}
+	out := make([]historyRun, 0, min(len(h), HistoryMaxRuns))
+	for _, run := range h {
+		if run.Name == "" || len(run.Name) > 253 || seen[run.Name] {
+			dropped = true
+			continue
+		}
+		seen[run.Name] = true
+		keys := map[history.Key]bool{}
+		var rows []history.Row
+		for _, row := range run.Rows {
+			if keys[row.Key] || len(rows) == HistoryMaxRows || row.Target == "" || len(row.Target) > 63 || len(row.Scenario) > 63 || row.LoadPoint < 0 {
+				dropped = true
+				continue
+			}
+			vals := map[string]float64{}
+			for f, v := range row.Values {
+				if slices.Contains(history.Figures, f) && v >= 0 && v < 1e15 && !math.IsNaN(v) {
+					vals[f] = v
+				} else {
+					dropped = true
+				}
+			}
+			if len(vals) == 0 {
+				continue
+			}
+			keys[row.Key] = true
+			rows = append(rows, history.Row{Key: row.Key, Values: vals})
+		}
+		if len(rows) == 0 {
+			dropped = true
+			continue
+		}
+		out = append(out, historyRun{Name: run.Name, Time: run.Time, Rows: rows})
+	}
+	if !slices.IsSortedFunc(out, func(a, b historyRun) int { return a.Time.Compare(b.Time) }) {
+		slices.SortStableFunc(out, func(a, b historyRun) int { return a.Time.Compare(b.Time) })
+		dropped = true
+	}
+	if len(out) > HistoryMaxRuns {
+		out, dropped = out[len(out)-HistoryMaxRuns:], true
+	}
+	return out, dropped
 }
 
 // appendRuns adds the succeeded runs not yet in h, in scheduled-time order, keeping the

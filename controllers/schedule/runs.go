@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -23,6 +24,9 @@ func (r *BenchmarkScheduleReconciler) listRuns(ctx context.Context, sc *scope) e
 	if err := r.List(ctx, runs, client.InNamespace(s.Namespace), client.MatchingLabels{benchv1.LabelSchedule: s.Name}); err != nil {
 		return err
 	}
+	// The label is anyone's to set: only the runs this schedule controls are its own to
+	// baseline on, record, count and delete.
+	runs.Items = slices.DeleteFunc(runs.Items, func(run benchv1.BenchmarkRun) bool { return !metav1.IsControlledBy(&run, s) })
 	sc.runs = sortScheduled(runs.Items)
 	s.Status.LastGoodRun = lastGoodRun(sc.runs)
 	return nil
@@ -43,11 +47,36 @@ func (r *BenchmarkScheduleReconciler) prune(ctx context.Context, sc *scope) erro
 	return nil
 }
 
-// inProgress finds a run still in progress, and whether it holds new runs back.
+// MaxActiveRuns caps a schedule's runs in progress under concurrencyPolicy Allow: runs that
+// never finish must not pile up one per scheduled time.
+const MaxActiveRuns = 3
+
+// maxStatusRuns is status.runs' CRD bound (MaxItems).
+const maxStatusRuns = 110
+
+// inProgress finds a run still in progress, and whether runs in progress hold new runs
+// back: any one under Forbid, MaxActiveRuns under Allow.
 func (r *BenchmarkScheduleReconciler) inProgress(_ context.Context, sc *scope) error {
 	sc.active = activeScheduledRun(sc.runs)
-	sc.forbidden = sc.active != "" && sc.schedule.Spec.ConcurrencyPolicy != benchv1.ConcurrencyAllow
+	n := activeCount(sc.runs)
+	switch {
+	case sc.active == "":
+	case sc.schedule.Spec.ConcurrencyPolicy != benchv1.ConcurrencyAllow:
+		sc.forbidden, sc.held = true, "concurrencyPolicy Forbid"
+	case n >= MaxActiveRuns:
+		sc.forbidden, sc.held = true, fmt.Sprintf("%d runs in progress, the most concurrencyPolicy Allow starts", n)
+	}
 	return nil
+}
+
+func activeCount(runs []*benchv1.BenchmarkRun) int {
+	n := 0
+	for _, r := range runs {
+		if !runDone(r) && r.DeletionTimestamp == nil {
+			n++
+		}
+	}
+	return n
 }
 
 func scheduledAt(run *benchv1.BenchmarkRun) time.Time {
@@ -126,7 +155,11 @@ func pruneRuns(runs []*benchv1.BenchmarkRun, keep string, keepOK, keepFailed int
 	return out
 }
 
+// runStatuses are the newest maxStatusRuns runs' summaries, oldest first.
 func runStatuses(runs []*benchv1.BenchmarkRun) []benchv1.ScheduledRun {
+	if len(runs) > maxStatusRuns {
+		runs = runs[len(runs)-maxStatusRuns:]
+	}
 	out := make([]benchv1.ScheduledRun, 0, len(runs))
 	for _, r := range runs {
 		sr := benchv1.ScheduledRun{Name: r.Name, ScheduledTime: metav1.Time{Time: scheduledAt(r)}, Phase: r.Status.Phase, Headline: r.Status.Headline}

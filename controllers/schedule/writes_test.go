@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -96,8 +97,9 @@ func TestOneStatusPatchPerPass(t *testing.T) {
 				CreationTimestamp: metav1.NewTime(created)}, Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 * * * *", Template: pingTemplate()}}
 			s.Status.ObservedGeneration = 1
 			done := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "once-done", Namespace: "default",
-				Labels:      map[string]string{benchv1.LabelSchedule: "once"},
-				Annotations: map[string]string{benchv1.AnnotationScheduledAt: created.Add(-time.Hour).Format(time.RFC3339)}}, Spec: pingTemplate().Spec}
+				Labels:          map[string]string{benchv1.LabelSchedule: "once"},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: benchv1.GroupVersion.String(), Kind: "BenchmarkSchedule", Name: "once", UID: "u-once", Controller: ptr.To(true)}},
+				Annotations:     map[string]string{benchv1.AnnotationScheduledAt: created.Add(-time.Hour).Format(time.RFC3339)}}, Spec: pingTemplate().Spec}
 			done.Status.Phase = benchv1.PhaseSucceeded
 			done.Status.Results = []benchv1.ResultRow{{Target: "go", Scenario: "ping", LoadPoint: 200, Repetitions: 1,
 				P50Micros: benchv1.Stat{Median: 500}, P99Micros: benchv1.Stat{Median: 900}}}

@@ -108,7 +108,14 @@ func (s *ScheduleStore) Collect(ch chan<- prometheus.Metric) {
 	for key, snap := range s.schedules {
 		ch <- gauge(descRegressing, oneIf(snap.regressing), key.Namespace, key.Name)
 		ch <- gauge(descHistoryRuns, float64(snap.historyRuns), key.Namespace, key.Name)
+		// A row twice (the history ConfigMap is tenant-writable) would be a duplicate series,
+		// which fails the whole endpoint for every schedule: the first is exported.
+		rowSeen := map[history.Key]bool{}
 		for _, r := range snap.rows {
+			if rowSeen[r.Key] {
+				continue
+			}
+			rowSeen[r.Key] = true
 			for _, f := range history.Figures {
 				v, ok := r.Values[f]
 				if !ok {
