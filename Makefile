@@ -32,6 +32,8 @@ manifests: ## Generate the CRD and RBAC from the markers in api/ and controllers
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=gauntlet-manager paths=./controllers/... output:rbac:artifacts:config=config/rbac
 	mkdir -p charts/gauntlet/dashboards && rm -f charts/gauntlet/dashboards/*.json && cp dashboards/*.json charts/gauntlet/dashboards/
+	# config/dashboards (kustomize) holds the same copies: kustomize reads no file above its folder.
+	rm -f config/dashboards/*.json && cp dashboards/*.json config/dashboards/
 	# The chart carries the same CRDs and manager rules (test/chart fails when they drift);
 	# templates/crds.yaml renders every file of files/crds/, so helm upgrade updates them.
 	mkdir -p charts/gauntlet/files/crds && rm -f charts/gauntlet/files/crds/*.yaml
