@@ -171,7 +171,7 @@ func newRunCmd() *cobra.Command {
 		"outside the allow-lists (archive_command, shared_preload_libraries, file paths...), target env that loads code\n"+
 		"(LD_PRELOAD, NODE_OPTIONS, PYTHONPATH, BASH_ENV...) or HOST (a listener beyond 127.0.0.1)")
 	f.StringVar(&baselinePath, "baseline", "", "results folder or status.yaml of an earlier run to judge this one against\n"+
-		"(default: spec.baseline.run's newest results folder beside --out); see `gauntlet compare`")
+		"(default: spec.baseline.run's newest results folder beside --out); see gauntlet compare")
 	f.StringVar(&root, "root", "", "repository root holding targets/ and hack/ (default: found upwards from the current folder)")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
