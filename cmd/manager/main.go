@@ -49,6 +49,7 @@ func main() {
 	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
 	var scrapeInterval time.Duration
+	var promHTTPConfig string
 	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, insecureRegistries, nullImage string
 	var maxReconciles, maxVerifications, keepTestRuns, wirePort int
@@ -83,6 +84,7 @@ func main() {
 	flag.DurationVar(&timeouts.Unschedulable, "unschedulable-timeout", 0, "how long a pod of a trial's TestRun (initializer, runner, starter) may stay unschedulable (default 2m)")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease; empty is the pod's own namespace (in-cluster only)")
 	flag.StringVar(&promURL, "prometheus-url", "http://prometheus-operated.monitoring.svc:9090", "Prometheus HTTP API the trial figures are read from")
+	flag.StringVar(&promHTTPConfig, "prometheus-http-config", "", "file in Prometheus's http_config format (authorization, basic_auth, oauth2, tls_config, http_headers such as X-Scope-OrgID, proxy_url) for the reads from --prometheus-url; empty: no authentication")
 	flag.DurationVar(&scrapeInterval, "cadvisor-scrape-interval", metrics.DefaultScrapeInterval,
 		"the scrape interval of the kubelet's cAdvisor job in that Prometheus: CPU is read over it, and a measured window must span two")
 	flag.StringVar(&remoteWrite, "prometheus-remote-write-url", specs.DefaultPrometheusRemoteWriteURL, "where k6 runners remote-write their metrics")
@@ -127,9 +129,9 @@ func main() {
 			cfg.AllowedRegistries = append(cfg.AllowedRegistries, r)
 		}
 	}
-	reader, err := metrics.NewReader(promURL)
+	reader, err := metrics.NewReaderWithHTTPConfig(promURL, promHTTPConfig)
 	if err != nil {
-		log.Error(err, "bad --prometheus-url")
+		log.Error(err, "bad --prometheus-url or --prometheus-http-config")
 		os.Exit(1)
 	}
 	if scrapeInterval <= 0 {

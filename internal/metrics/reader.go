@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -42,7 +43,28 @@ type Reader struct {
 
 // NewReader returns a Reader for the Prometheus at address (such as http://prometheus:9090).
 func NewReader(address string) (*Reader, error) {
-	c, err := api.NewClient(api.Config{Address: address})
+	return NewReaderWithHTTPConfig(address, "")
+}
+
+// NewReaderWithHTTPConfig is NewReader with the HTTP client of httpConfig, a file in
+// Prometheus's own http_config format (github.com/prometheus/common/config:
+// authorization, basic_auth, oauth2, tls_config, http_headers, proxy_url, ...), so managed
+// and multi-tenant services (Mimir's X-Scope-OrgID, VictoriaMetrics behind auth, a TLS
+// proxy) are read as Prometheus itself would reach them. Relative paths in the file are
+// relative to its folder; files it names (credentials_file, ca_file, ...) are read at each
+// request or connection, so a rotated Secret needs no restart. Empty: a plain client.
+func NewReaderWithHTTPConfig(address, httpConfig string) (*Reader, error) {
+	cfg := api.Config{Address: address}
+	if httpConfig != "" {
+		hc, _, err := config.LoadHTTPConfigFile(httpConfig)
+		if err != nil {
+			return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
+		}
+		if cfg.Client, err = config.NewClientFromConfig(*hc, "gauntlet-prometheus"); err != nil {
+			return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
+		}
+	}
+	c, err := api.NewClient(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus client for %s: %w", address, err)
 	}

@@ -99,6 +99,9 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --leader-elect={{ .Values.leaderElection.enabled }}
 - --leader-election-namespace={{ .Release.Namespace }}
 - --prometheus-url={{ .Values.prometheus.url }}
+{{- if .Values.prometheus.httpConfig }}
+- --prometheus-http-config=/etc/gauntlet/prometheus-http/http-config.yaml
+{{- end }}
 - --prometheus-remote-write-url={{ .Values.prometheus.remoteWriteURL }}
 - --cadvisor-scrape-interval={{ .Values.prometheus.cadvisorScrapeInterval }}
 - --k6-image={{ .Values.k6.image }}
