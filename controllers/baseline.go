@@ -8,45 +8,43 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/compare"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 )
 
-// compareBaseline judges the run against spec.baseline's run (internal/compare), once, as
-// the run finishes: the verdicts then stay what they were when the run ended, whatever
-// becomes of the baseline. A baseline that cannot be read makes Regressed Unknown, not a
-// failed run: the measurements stand on their own.
+// compareBaseline judges the run (internal/engine.Compare): its same-run pairs, and the run
+// spec.baseline.run names, read once, as the run finishes: the verdicts then stay what they
+// were when the run ended, whatever becomes of the baseline. A baseline that cannot be read
+// makes Regressed Unknown, not a failed run: the measurements stand on their own.
 func (r *BenchmarkRunReconciler) compareBaseline(ctx context.Context, s *scope) error {
 	run := s.run
-	b := run.Spec.Baseline
-	if b == nil {
-		return nil
-	}
-	unavailable := func(why string) error {
-		compare.Unavailable(run, why)
-		r.Recorder.Eventf(run, nil, "Warning", benchv1.ReasonBaselineUnavailable, "Compare", "%s", why)
-		return nil
-	}
-	o, err := compare.OptionsFrom(b)
+	base, unavailable, err := r.baselineRun(ctx, run)
 	if err != nil {
-		return unavailable(err.Error())
+		return err
+	}
+	source := ""
+	if base != nil {
+		source = run.Namespace + "/" + base.Name
+	}
+	engine.Compare(run, base, source, unavailable, s.notify)
+	return nil
+}
+
+// baselineRun reads spec.baseline.run: nil and why not when it is missing or unfinished, nil
+// and "" when the spec names none.
+func (r *BenchmarkRunReconciler) baselineRun(ctx context.Context, run *benchv1.BenchmarkRun) (*benchv1.BenchmarkRun, string, error) {
+	b := run.Spec.Baseline
+	if b == nil || b.Run == "" {
+		return nil, "", nil
 	}
 	base := &benchv1.BenchmarkRun{}
 	if err := r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: b.Run}, base); err != nil {
 		if apierrors.IsNotFound(err) {
-			return unavailable(fmt.Sprintf("spec.baseline.run: no BenchmarkRun %q in namespace %s", b.Run, run.Namespace))
+			return nil, fmt.Sprintf("spec.baseline.run: no BenchmarkRun %q in namespace %s", b.Run, run.Namespace), nil
 		}
-		return err
+		return nil, "", err
 	}
 	if !finished(base) {
-		return unavailable(fmt.Sprintf("spec.baseline.run: %s has not finished (phase %q): nothing final to compare with", b.Run, base.Status.Phase))
+		return nil, fmt.Sprintf("spec.baseline.run: %s has not finished (phase %q): nothing final to compare with", b.Run, base.Status.Phase), nil
 	}
-	compare.Apply(run, base, run.Namespace+"/"+b.Run, o)
-	if c := findCondition(run.Status.Conditions, benchv1.ConditionRegressed); c != nil {
-		kind, reason := "Normal", benchv1.ReasonBaselineCompared
-		if c.Reason == benchv1.ReasonSlower {
-			kind, reason = "Warning", benchv1.ReasonRegressed
-		}
-		r.Recorder.Eventf(run, nil, kind, reason, "Compare", "%s", c.Message)
-	}
-	return nil
+	return base, "", nil
 }

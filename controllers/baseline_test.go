@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -156,4 +157,72 @@ func TestBaselineVerdictThroughTheReconciler(t *testing.T) {
 			t.Errorf("no event %s; events: %v", want, seen)
 		}
 	}
+}
+
+// A candidate and its baseline target in one run: the verdict, with its shift and interval,
+// lands in the candidate's row, status.verdict (kubectl get br -o wide) and Regressed, with
+// no baseline run; the rounds' order is drawn from a seed the status keeps, and the spec's
+// seed replays it.
+func TestSameRunPairThroughTheReconciler(t *testing.T) {
+	testenv.Long(t)
+	ns := "same-run"
+	p50 := map[string][]int64{"v1": {1000, 1012, 994, 1006, 1003}, "v2": {1100, 1110, 1093, 1106, 1102}}
+	startNamespace(t, ns, func(_ *benchv1.BenchmarkRun, tr benchv1.Trial) benchv1.Measurement {
+		v := p50[tr.Target][tr.Repetition-1]
+		return benchv1.Measurement{Requests: int64(tr.LoadPoint), AchievedMilliRPS: int64(tr.LoadPoint) * 1000,
+			P50Micros: v, P90Micros: 2 * v, P95Micros: 2 * v, P99Micros: 3 * v, P999Micros: 4 * v, MaxMicros: 5 * v}
+	})
+	mk := func(name string, seed *int32) *benchv1.BenchmarkRun {
+		run := pingRun(name)
+		run.Namespace = ns
+		run.Spec.Targets = []benchv1.Target{{Name: "v1", Preset: "go-nethttp"}, {Name: "v2", Preset: "go-nethttp", BaselineTarget: "v1"}}
+		run.Spec.Load.Repetitions, run.Spec.Load.OrderSeed = 5, seed
+		fakes.script(name, &k6Outcome{})
+		if err := env.Client.Create(context.Background(), run); err != nil {
+			t.Fatal(err)
+		}
+		return waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
+	}
+	got := mk("ab", nil)
+	if got.Status.Phase != benchv1.PhaseSucceeded || got.Status.OrderSeed < 1 {
+		t.Fatalf("phase %s, order seed %d", got.Status.Phase, got.Status.OrderSeed)
+	}
+	var row *benchv1.ResultRow
+	for i := range got.Status.Results {
+		if got.Status.Results[i].Target == "v2" {
+			row = &got.Status.Results[i]
+		} else if got.Status.Results[i].Baseline != nil {
+			t.Fatalf("the baseline target was judged: %+v", got.Status.Results[i].Baseline)
+		}
+	}
+	if c := row.Baseline; c == nil || c.Verdict != benchv1.VerdictSlower || c.BaselineTarget != "v1" || c.ShiftLowPPM == nil || c.MinDetectablePPM == nil {
+		t.Fatalf("v2's comparison: %+v", row.Baseline)
+	}
+	cond := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionRegressed)
+	if cond == nil || cond.Status != metav1.ConditionTrue || !strings.HasPrefix(got.Status.Verdict, "v2/ping@100 vs v1: Slower +") {
+		t.Fatalf("Regressed %+v, verdict %q", cond, got.Status.Verdict)
+	}
+	if ref := got.Status.Baseline; ref == nil || ref.Run != "" || ref.Pairs != "v2 vs v1" {
+		t.Fatalf("status.baseline %+v", ref)
+	}
+	order := func(r *benchv1.BenchmarkRun) (out []string) {
+		for _, tr := range r.Status.Trials {
+			out = append(out, tr.Name)
+		}
+		return out
+	}
+	replay := mk("ab-replay", &got.Status.OrderSeed)
+	if !slices.Equal(order(got), order(replay)) || replay.Status.OrderSeed != got.Status.OrderSeed {
+		t.Fatalf("seed %d replayed as %d: %v, then %v", got.Status.OrderSeed, replay.Status.OrderSeed, order(got), order(replay))
+	}
+	events := &eventsv1.EventList{}
+	if err := env.Client.List(context.Background(), events, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if e.Regarding.Name == "ab" && e.Reason == benchv1.ReasonRegressed && e.Type == "Warning" {
+			return
+		}
+	}
+	t.Error("no Regressed warning event for ab")
 }

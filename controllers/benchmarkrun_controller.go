@@ -209,6 +209,9 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 		if err != nil {
 			return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonInvalidSpec, "the spec cannot be planned: "+err.Error())
 		}
+		// Each round's targets in an order drawn from a seed the status keeps: replayable.
+		run.Status.OrderSeed = plan.OrderSeed(run.Spec.Load.OrderSeed, run.Status.OrderSeed)
+		trials = plan.Shuffle(trials, run.Status.OrderSeed)
 		// A generator-floor trial per scenario and load point, as in the local mode, when the
 		// operator has a null responder to run them against.
 		if r.Config.NullResponderImage != "" {

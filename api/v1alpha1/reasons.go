@@ -108,4 +108,12 @@ const (
 	ReasonSlower              = "Slower"
 	ReasonNoRegression        = "NoRegression"
 	ReasonBaselineUnavailable = "BaselineUnavailable"
+	// ReasonEnvironmentChanged: rows are Slower than a baseline run that ran on other
+	// machines or software (status.environment differs), so the shift is not called a
+	// regression; a same-run pair (spec.targets[].baselineTarget) has no such doubt.
+	ReasonEnvironmentChanged = "EnvironmentChanged"
+	// ReasonNoVerdict: rows were compared, but every one is Inconclusive (too few valid
+	// repetitions, or too noisy to rule the minimum effect in or out): nothing was shown
+	// either way, so the run is neither regressed nor cleared.
+	ReasonNoVerdict = "NoVerdict"
 )

@@ -46,7 +46,9 @@ func OptionsFrom(b *benchv1.Baseline) (Options, error) {
 // of base, from the repetitions in both runs' trials, and sets each row's Baseline; a
 // capacity search's row at a rate the baseline never measured gets none. It returns the
 // verdicts of the rows compared, in row order.
+// Rows of targets with a baselineTarget are left to Pairs: they have their baseline here.
 func Rows(run, base *benchv1.BenchmarkRun, o Options) []benchv1.RegressionVerdict {
+	paired := baselineTargets(run)
 	_, curGroups := results.Group(run.Status.Trials)
 	_, baseGroups := results.Group(base.Status.Trials)
 	baseRows := base.Status.Results
@@ -56,6 +58,9 @@ func Rows(run, base *benchv1.BenchmarkRun, o Options) []benchv1.RegressionVerdic
 	var verdicts []benchv1.RegressionVerdict
 	for i := range run.Status.Results {
 		r := &run.Status.Results[i]
+		if paired[r.Target] != "" {
+			continue
+		}
 		k := results.RowKey{Target: r.Target, Scenario: r.Scenario, Point: r.LoadPoint}
 		r.Baseline = nil
 		if !slices.Contains(plan.LoadPoints(run.Spec.Load), r.LoadPoint) && find(baseRows, k) == nil {
@@ -114,33 +119,83 @@ func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Optio
 	return c
 }
 
-// Apply compares run with base (read from source: namespace/name or a folder), records
-// the verdicts and sets Regressed: True when a row is Slower.
+// Apply judges run and sets Regressed: every row of a target with a baselineTarget against
+// that target's row in this run (Pairs), and, when base is not nil (spec.baseline.run, read
+// from source: namespace/name or a folder), every other row against base's. Regressed is
+// True when a row is Slower, and Unknown when base ran on another environment (the shift
+// may be the machine's) or no row could be compared.
 func Apply(run, base *benchv1.BenchmarkRun, source string, o Options) {
-	Rows(run, base, o)
-	run.Status.Baseline = &benchv1.BaselineRef{Run: base.Name, Source: source, Metric: o.Metric, MinEffect: o.MinEffect}
+	for i := range run.Status.Results {
+		run.Status.Results[i].Baseline = nil
+	}
+	pairs := Pairs(run, o)
+	ref := &benchv1.BaselineRef{Metric: o.Metric, MinEffect: o.MinEffect, Pairs: pairs}
+	var envDiff []string
+	if base != nil {
+		Rows(run, base, o)
+		ref.Run, ref.Source = base.Name, source
+		envDiff = EnvironmentDiff(base.Status.Environment, run.Status.Environment)
+	}
+	run.Status.Baseline = ref
 	counts := map[benchv1.RegressionVerdict]int{}
 	var slower []string
+	compared := 0
 	for _, r := range run.Status.Results {
 		if r.Baseline == nil {
 			continue
 		}
+		compared++
 		counts[r.Baseline.Verdict]++
 		if r.Baseline.Verdict == benchv1.VerdictSlower {
-			slower = append(slower, fmt.Sprintf("%s/%s@%d %s", r.Target, r.Scenario, r.LoadPoint, FormatShift(*r.Baseline)))
+			slower = append(slower, fmt.Sprintf("%s %s", rowLabel(r), FormatShift(*r.Baseline)))
 		}
 	}
+	against := []string{}
+	if pairs != "" {
+		against = append(against, pairs)
+	}
+	if base != nil {
+		against = append(against, base.Name)
+	}
 	summary := fmt.Sprintf("%s against %s (min effect %s): %d Slower, %d Faster, %d NoChange, %d Inconclusive",
-		o.Metric, base.Name, o.MinEffect, counts[benchv1.VerdictSlower], counts[benchv1.VerdictFaster],
+		o.Metric, strings.Join(against, " and "), o.MinEffect, counts[benchv1.VerdictSlower], counts[benchv1.VerdictFaster],
 		counts[benchv1.VerdictNoChange], counts[benchv1.VerdictInconclusive])
-	if c := CapacityChanges(run, base); c != "" {
-		summary += "; capacity " + c
+	if base != nil {
+		if c := CapacityChanges(run, base); c != "" {
+			summary += "; capacity " + c
+		}
 	}
-	if len(slower) > 0 {
+	run.Status.Verdict = Verdict(run)
+	switch {
+	case len(envDiff) > 0 && len(slower) > 0 && !slowerWithinRun(run):
+		setRegressed(run, metav1.ConditionUnknown, benchv1.ReasonEnvironmentChanged,
+			"not judged: the baseline ran elsewhere ("+strings.Join(envDiff, "; ")+"), so a shift may be the machine's; "+summary)
+	case len(slower) > 0:
 		setRegressed(run, metav1.ConditionTrue, benchv1.ReasonSlower, "slower: "+strings.Join(slower, ", ")+"; "+summary)
-		return
+	case compared == 0:
+		setRegressed(run, metav1.ConditionUnknown, benchv1.ReasonBaselineUnavailable, "no row could be compared: "+summary)
+	case counts[benchv1.VerdictInconclusive] == compared:
+		setRegressed(run, metav1.ConditionUnknown, benchv1.ReasonNoVerdict, "no row reached a verdict: "+summary)
+	default:
+		if len(envDiff) > 0 {
+			summary += "; the baseline ran elsewhere: " + strings.Join(envDiff, "; ")
+		}
+		setRegressed(run, metav1.ConditionFalse, benchv1.ReasonNoRegression, summary)
 	}
-	setRegressed(run, metav1.ConditionFalse, benchv1.ReasonNoRegression, summary)
+}
+
+// slowerWithinRun: a same-run pair is Slower, which no change of machine explains.
+func slowerWithinRun(run *benchv1.BenchmarkRun) bool {
+	for _, r := range run.Status.Results {
+		if c := r.Baseline; c != nil && c.BaselineTarget != "" && c.Verdict == benchv1.VerdictSlower {
+			return true
+		}
+	}
+	return false
+}
+
+func rowLabel(r benchv1.ResultRow) string {
+	return fmt.Sprintf("%s/%s@%d", r.Target, r.Scenario, r.LoadPoint)
 }
 
 // CapacityChanges compares the capacity searches both runs answered: "go/ping 480/s → 432/s

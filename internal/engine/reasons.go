@@ -39,5 +39,11 @@ var Reasons = []Reach{
 	{benchv1.ReasonCalibrationFailed, "TestAFailedFloorTrialStopsBeforeTheNextTrial", "TestStepDeadlinesAndFailures", "event"},
 	{benchv1.ReasonSearchStep, "TestCapacitySearchThroughTheReconciler", "TestCapacitySearchFindsAKnownCapacity", "event"},
 	{benchv1.ReasonTrialStarted, "TestEveryWaitHasADeadline", "not reachable: the local mode prints progress, not each trial's start", "event"},
+	{benchv1.ReasonSlower, "TestSameRunPairThroughTheReconciler", "TestRegressionVerdicts", "Regressed"},
+	{benchv1.ReasonBaselineUnavailable, "TestBaselineVerdictThroughTheReconciler", "TestBaselineFromSpecOrFlag", "Regressed"},
+	{benchv1.ReasonEnvironmentChanged, "TestCompareAcrossEnvironments", "TestCompareAcrossEnvironments", "Regressed"},
+	{benchv1.ReasonNoVerdict, "TestCompareAcrossEnvironments", "TestRegressionVerdicts", "Regressed"},
+	{benchv1.ReasonRegressed, "TestSameRunPairThroughTheReconciler", "not reachable: the local mode prints the verdict with the outcome, not as a note", "event"},
+	{benchv1.ReasonBaselineCompared, "TestBaselineVerdictThroughTheReconciler", "not reachable: the local mode prints the verdict with the outcome, not as a note", "event"},
 	{benchv1.ReasonTrialFinished, "TestGeneratorFloorInTheCluster", "not reachable: the local mode prints progress, not each trial's end", "event"},
 }

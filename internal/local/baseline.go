@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/compare"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
 )
 
@@ -90,8 +90,8 @@ func loadBaseline(run *benchv1.BenchmarkRun, path, outDir string) (*baseline, er
 		}
 		return &baseline{run: b, source: file}, nil
 	}
-	if run.Spec.Baseline == nil {
-		return nil, nil
+	if run.Spec.Baseline == nil || run.Spec.Baseline.Run == "" {
+		return nil, nil // nothing but same-run pairs, if any
 	}
 	dir, err := FindBaseline(filepath.Dir(filepath.Clean(outDir)), run.Spec.Baseline.Run, outDir)
 	if err != nil {
@@ -101,20 +101,17 @@ func loadBaseline(run *benchv1.BenchmarkRun, path, outDir string) (*baseline, er
 	return &baseline{run: b, source: file, err: err}, nil
 }
 
-// apply compares the finished run with the baseline and sets Regressed.
-func (b *baseline) apply(run *benchv1.BenchmarkRun) {
-	if b == nil {
-		return
-	}
-	o, err := compare.OptionsFrom(run.Spec.Baseline)
+// apply judges the finished run (internal/engine.Compare): its same-run pairs, and the
+// baseline run read before it started, or why there is none.
+func (b *baseline) apply(run *benchv1.BenchmarkRun, notify engine.Notify) {
 	switch {
-	case err != nil:
-		compare.Unavailable(run, err.Error())
+	case b == nil:
+		engine.Compare(run, nil, "", "", notify)
 	case b.err != nil:
-		compare.Unavailable(run, b.err.Error())
+		engine.Compare(run, nil, "", b.err.Error(), notify)
 	case b.run.Status.FinishedAt == nil:
-		compare.Unavailable(run, fmt.Sprintf("the baseline %s never finished", b.source))
+		engine.Compare(run, nil, "", fmt.Sprintf("the baseline %s never finished", b.source), notify)
 	default:
-		compare.Apply(run, b.run, b.source, o)
+		engine.Compare(run, b.run, b.source, "", notify)
 	}
 }

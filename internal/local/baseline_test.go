@@ -56,7 +56,7 @@ func TestBaselineFromSpecOrFlag(t *testing.T) {
 	if err != nil || b.err != nil || b.source != filepath.Join(newest, report.StatusFile) {
 		t.Fatalf("spec.baseline.run: %+v %v", b, err)
 	}
-	b.apply(run)
+	b.apply(run, nil)
 	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c == nil || c.Status != metav1.ConditionFalse ||
 		run.Status.Results[0].Baseline.Verdict != benchv1.VerdictNoChange {
 		t.Fatalf("against the newest: %+v %+v", c, run.Status.Results[0].Baseline)
@@ -76,7 +76,7 @@ func TestBaselineFromSpecOrFlag(t *testing.T) {
 	if err != nil || b.err == nil {
 		t.Fatalf("missing baseline: %+v %v", b, err)
 	}
-	b.apply(run)
+	b.apply(run, nil)
 	if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionRegressed); c.Status != metav1.ConditionUnknown ||
 		!strings.Contains(c.Message, `no finished results folder of run "nobody"`) {
 		t.Fatalf("%+v", c)

@@ -138,6 +138,8 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 	if err != nil {
 		return nil, nil, err
 	}
+	run.Status.OrderSeed = plan.OrderSeed(spec.Load.OrderSeed, run.Status.OrderSeed)
+	trials = plan.Shuffle(trials, run.Status.OrderSeed)
 	// As the operator's accept phase: the runners' sizes go in the status, and k6 is held
 	// to them (generatorFor).
 	if run.Status.LoadGeneratorSizing, err = sizing.LoadGenerator(run); err != nil {
@@ -226,7 +228,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	}
 	interrupted := ctx.Err() != nil
 	finish(run, interrupted, fatal, nil) // the CLI prints the outcome
-	base.apply(run)
+	base.apply(run, nil) // the CLI prints the verdict with the outcome
 	if stopped != nil {
 		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete); c != nil {
 			msg, _, _ := strings.Cut(stopped.Error(), "\n")

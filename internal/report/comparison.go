@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
 // WriteComparison prints every row's verdict against the baseline (nothing when the run
@@ -22,17 +24,28 @@ func WriteComparison(w io.Writer, run *benchv1.BenchmarkRun) error {
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "against %s (%s; %s, minimum effect %s):\n", ref.Run, ref.Source, ref.Metric, ref.MinEffect)
+	var against []string
+	if ref.Pairs != "" {
+		against = append(against, "within the run: "+ref.Pairs)
+	}
+	if ref.Run != "" {
+		against = append(against, fmt.Sprintf("against %s (%s)", ref.Run, ref.Source))
+	}
+	fmt.Fprintf(w, "%s; %s, minimum effect %s:\n", strings.Join(against, "; "), ref.Metric, ref.MinEffect)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tMETRIC\tSRC\tBASELINE\tTHIS RUN\tSHIFT [95% CI]\tP\tVERDICT")
+	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tAGAINST\tMETRIC\tSRC\tBASELINE\tTHIS RUN\tSHIFT [95% CI]\tP\tDETECTS\tVERDICT")
 	for _, r := range run.Status.Results {
 		c := r.Baseline
 		if c == nil {
 			continue
 		}
 		cl := comparisonCells(*c)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint),
-			c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Verdict)
+		vs := c.BaselineTarget
+		if vs == "" {
+			vs = ref.Run
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint),
+			vs, c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Detects, cl.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -42,17 +55,23 @@ func WriteComparison(w io.Writer, run *benchv1.BenchmarkRun) error {
 			fmt.Fprintf(w, "%s/%s@%d: %s\n", r.Target, r.Scenario, r.LoadPoint, c.Message)
 		}
 	}
+	if run.Status.Verdict != "" {
+		fmt.Fprintln(w, "verdict: "+run.Status.Verdict)
+	}
 	_, err := fmt.Fprintln(w, compare.Summary(run))
 	return err
 }
 
 // comparisonCell is a row's comparison as the table and the report print it.
 type comparisonCell struct {
-	Source, Baseline, This, Shift, P, Verdict string
+	Source, Baseline, This, Shift, P, Detects, Verdict string
 }
 
 func comparisonCells(c benchv1.Comparison) comparisonCell {
-	cl := comparisonCell{Source: NoFigure, Baseline: NoFigure, This: NoFigure, Shift: NoFigure, P: NoFigure, Verdict: string(c.Verdict)}
+	cl := comparisonCell{Source: NoFigure, Baseline: NoFigure, This: NoFigure, Shift: NoFigure, P: NoFigure, Detects: NoFigure, Verdict: string(c.Verdict)}
+	if c.MinDetectablePPM != nil {
+		cl.Detects = "±" + units.FormatPPM(*c.MinDetectablePPM)
+	}
 	if c.PValue == "" {
 		return cl
 	}

@@ -62,10 +62,11 @@ metadata: {name: regression}
 spec:
   targets:
   - {name: base, preset: go-nethttp, workers: 1}
-  - {name: same, preset: go-nethttp, workers: 1}
-  - {name: slow, preset: go-nethttp, workers: 1, env: [{name: EXTRA_CPU_MICROS, value: "%d"}]}
+  - {name: same, preset: go-nethttp, workers: 1, baselineTarget: base}
+  - {name: slow, preset: go-nethttp, workers: 1, baselineTarget: base, env: [{name: EXTRA_CPU_MICROS, value: "%d"}]}
   scenarios: [{name: primes, requests: [{path: "%s"}]}]
   load: {rates: [200], maxVUs: 100, warmup: 1s, duration: 3s, repetitions: 10}
+  baseline: {minEffect: "0.1"}
 `, extra, primesPath)
 }
 
@@ -77,7 +78,7 @@ func asRun(run *benchv1.BenchmarkRun, target, name string) *benchv1.BenchmarkRun
 	out.Spec.Targets = nil
 	for _, tg := range run.Spec.Targets {
 		if tg.Name == target {
-			tg.Name = "go"
+			tg.Name, tg.BaselineTarget = "go", "" // a run of its own has no pair
 			out.Spec.Targets = append(out.Spec.Targets, tg)
 		}
 	}
@@ -126,10 +127,28 @@ func TestRegressionVerdicts(t *testing.T) {
 	cost := cpuPerRequest(t, tgt)
 	extra := cost.Microseconds() / 5
 	c := start(t, regressionSpec(extra), nil)
-	if code := c.wait(t, 6*time.Minute); code != 0 {
-		t.Fatalf("exit status %d", code)
-	}
+	code := c.wait(t, 6*time.Minute)
 	run := c.status(t)
+	// The run judged same and slow against base itself (spec.targets[].baselineTarget),
+	// from the same rounds; its exit status follows its Regressed condition.
+	inRun := map[string]*benchv1.Comparison{}
+	for _, r := range run.Status.Results {
+		inRun[r.Target] = r.Baseline
+	}
+	if inRun["base"] != nil || inRun["same"] == nil || inRun["slow"] == nil || inRun["slow"].BaselineTarget != "base" {
+		t.Fatalf("same-run comparisons: %+v", inRun)
+	}
+	if v := inRun["same"].Verdict; v == benchv1.VerdictSlower || v == benchv1.VerdictFaster {
+		t.Errorf("the same target in the same run: %s %s, a false change", v, compare.FormatShift(*inRun["same"]))
+	}
+	wantCode := map[benchv1.RegressionVerdict]int{benchv1.VerdictSlower: 3}[inRun["slow"].Verdict]
+	if inRun["slow"].Verdict == benchv1.VerdictInconclusive && inRun["same"].Verdict == benchv1.VerdictInconclusive {
+		wantCode = 7 // no row reached a verdict: Regressed Unknown
+	}
+	if code != wantCode || !strings.Contains(run.Status.Verdict, " vs base: ") {
+		t.Errorf("same-run verdicts same %s, slow %s: exit status %d, want %d; status.verdict %q", inRun["same"].Verdict, inRun["slow"].Verdict, code, wantCode, run.Status.Verdict)
+	}
+	t.Logf("same-run: %s (order seed %d)", run.Status.Verdict, run.Status.OrderSeed)
 	base, same, slow := asRun(run, "base", "regression-base"), asRun(run, "same", "regression-same"), asRun(run, "slow", "regression-slow")
 	t.Logf("CPU per request measured alone: %v; slowdown: +%d µs of CPU per request (EXTRA_CPU_MICROS)", cost, extra)
 	t.Logf("p50 µs: base %v, same %v, slow %v", p50s(base), p50s(same), p50s(slow))
@@ -180,7 +199,9 @@ func TestRegressionVerdicts(t *testing.T) {
 			v, out, code := judge(m.metric, pair[0], pair[1])
 			resolves = resolves && v == benchv1.VerdictNoChange
 			switch {
-			case code != 0 || !strings.Contains(out, "Regressed=False"):
+			case v == benchv1.VerdictInconclusive && (code != 7 || !strings.Contains(out, "Regressed=Unknown")):
+				t.Errorf("%s, the same target measured twice: Inconclusive, exit %d; want Regressed=Unknown, exit 7", m.metric, code)
+			case v == benchv1.VerdictNoChange && (code != 0 || !strings.Contains(out, "Regressed=False")):
 				t.Errorf("%s, the same target measured twice: %s, exit %d; want Regressed=False, exit 0", m.metric, v, code)
 			case v != benchv1.VerdictNoChange && v != benchv1.VerdictInconclusive:
 				t.Errorf("%s, the same target measured twice: %s, a false change", m.metric, v)

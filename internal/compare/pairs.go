@@ -1,0 +1,70 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+)
+
+// baselineTargets maps each candidate target to its baseline target in the same run.
+func baselineTargets(run *benchv1.BenchmarkRun) map[string]string {
+	out := map[string]string{}
+	for _, t := range run.Spec.Targets {
+		if t.BaselineTarget != "" {
+			out[t.Name] = t.BaselineTarget
+		}
+	}
+	return out
+}
+
+// Pairs judges every row of a target with a baselineTarget against that target's row of the
+// same scenario and load point in this run: both were measured in the same rounds, in a
+// random order within each, on the same machines, so drift between nights or nodes is not
+// in the shift. It sets those rows' Baseline and returns the pairs judged, "v2 vs v1", for
+// status.baseline.pairs ("" when the run has none).
+func Pairs(run *benchv1.BenchmarkRun, o Options) string {
+	paired := baselineTargets(run)
+	if len(paired) == 0 {
+		return ""
+	}
+	_, groups := results.Group(run.Status.Trials)
+	points := plan.LoadPoints(run.Spec.Load)
+	var names []string
+	for _, t := range run.Spec.Targets {
+		if b := paired[t.Name]; b != "" {
+			names = append(names, t.Name+" vs "+b)
+		}
+	}
+	for i := range run.Status.Results {
+		r := &run.Status.Results[i]
+		b := paired[r.Target]
+		if b == "" {
+			continue
+		}
+		k := results.RowKey{Target: r.Target, Scenario: r.Scenario, Point: r.LoadPoint}
+		kb := results.RowKey{Target: b, Scenario: r.Scenario, Point: r.LoadPoint}
+		baseRow := find(run.Status.Results, kb)
+		if baseRow == nil && !slices.Contains(points, r.LoadPoint) {
+			continue // a capacity search's rate the baseline target never ran
+		}
+		cur, curOut := valid(&run.Spec, groups[k])
+		prev, baseOut := valid(&run.Spec, groups[kb])
+		var c benchv1.Comparison
+		if baseRow == nil {
+			c = benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: o.Metric,
+				Message: fmt.Sprintf("%s has no measured row for %s at %d", b, r.Scenario, r.LoadPoint)}
+		} else {
+			c = row(r, baseRow, cur, prev, o)
+		}
+		if left := leftOut("this target", curOut) + leftOut(b, baseOut); left != "" && c.Verdict != benchv1.VerdictInconclusive {
+			c.Message = strings.TrimPrefix(left, "; ")
+		}
+		c.BaselineTarget = b
+		r.Baseline = &c
+	}
+	return strings.Join(names, ", ")
+}
