@@ -61,6 +61,7 @@ func (r *BenchmarkRunReconciler) finalize(ctx context.Context, run *benchv1.Benc
 		return ctrl.Result{}, nil
 	}
 	r.verifications.forgetRun(run.UID)
+	r.stopRunWire(ctx, run, time.Now())
 	left, err := r.deleteCreated(ctx, run)
 	if err != nil {
 		return ctrl.Result{}, err
@@ -124,6 +125,7 @@ func ownedBy(o client.Object, run *benchv1.BenchmarkRun) bool {
 func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	r.verifications.forgetRun(run.UID)
+	r.stopRunWire(ctx, run, s.now)
 	if _, err := r.pruneTestRuns(ctx, run); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -89,10 +89,11 @@ func (r *BenchmarkRunReconciler) databaseWaiting(ctx context.Context, run *bench
 	if direct {
 		return "", nil
 	}
-	// CloudNativePG runs PgBouncer as a Deployment named after the Pooler.
+	// CloudNativePG runs PgBouncer as a Deployment named after the Pooler. Without the
+	// operator's label it is not in the manager's cache (CacheOptions): read uncached.
 	pooler := specs.DatabasePooler(run)
 	dep := &appsv1.Deployment{}
-	err = r.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pooler.Name}, dep)
+	err = r.APIReader.Get(ctx, client.ObjectKey{Namespace: run.Namespace, Name: pooler.Name}, dep)
 	if apierrors.IsNotFound(err) {
 		return fmt.Sprintf("Pooler %s: CloudNativePG has not created its Deployment yet", pooler.Name), nil
 	}

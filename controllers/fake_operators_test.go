@@ -333,7 +333,19 @@ func runnerPodName(tr *unstructured.Unstructured, i int) string {
 // runningPod makes d's one pod, running on place's node with its address; false if the
 // API did not take it (tried again next round).
 func (w *world) runningPod(ctx context.Context, d *appsv1.Deployment, place podPlace) bool {
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-5d8f7c9b6d-q7x2z", Namespace: d.Namespace, Labels: d.Spec.Selector.MatchLabels},
+	// The Deployment controller's ReplicaSet, and its pod, each controlled by its owner.
+	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-5d8f7c9b6d", Namespace: d.Namespace, Labels: d.Spec.Selector.MatchLabels,
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(d, appsv1.SchemeGroupVersion.WithKind("Deployment"))}},
+		Spec: appsv1.ReplicaSetSpec{Selector: d.Spec.Selector, Template: d.Spec.Template}}
+	if err := w.c.Get(ctx, client.ObjectKeyFromObject(rs), rs); apierrors.IsNotFound(err) {
+		if w.c.Create(ctx, rs) != nil {
+			return false
+		}
+	} else if err != nil {
+		return false
+	}
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-5d8f7c9b6d-q7x2z", Namespace: d.Namespace, Labels: d.Spec.Selector.MatchLabels,
+		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"))}},
 		Spec: corev1.PodSpec{NodeName: place.node, Containers: []corev1.Container{{Name: "c", Image: "example.invalid/c:1"}}}}
 	if err := w.c.Get(ctx, client.ObjectKeyFromObject(p), p); apierrors.IsNotFound(err) {
 		err = w.c.Create(ctx, p)

@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -135,14 +134,13 @@ func newReconciler(mgr ctrl.Manager) *BenchmarkRunReconciler {
 // startManager runs a manager for the given namespaces; tweak adjusts the reconciler.
 // The returned function stops it and waits until it has stopped.
 func startManager(cfg *rest.Config, namespaces []string, tweak func(*BenchmarkRunReconciler)) (func() error, error) {
-	nss := map[string]cache.Config{}
-	for _, n := range namespaces {
-		nss[n] = cache.Config{}
-	}
+	// The manager's own cache options: a read the label-selected cache cannot answer
+	// fails here as it would in a cluster.
+	opts := CacheOptions(namespaces...)
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:  scheme.Scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"},
-		Cache:   cache.Options{DefaultNamespaces: nss},
+		Cache:   opts,
 	})
 	if err != nil {
 		return nil, err

@@ -97,6 +97,9 @@ func (r *BenchmarkRunReconciler) followTrial(ctx context.Context, s *scope, t *b
 	if next.Read {
 		next, err = r.readTrial(ctx, s, t, pods)
 	}
+	if t.Phase == benchv1.TrialFailed || next.Stop != nil {
+		r.stopWire(ctx, s.run, t) // never read: free the nodes' capture slots now
+	}
 	return r.act(s, next, err)
 }
 

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -16,7 +17,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
@@ -91,8 +95,12 @@ func (r *BenchmarkRunReconciler) targetPods(ctx context.Context, run *benchv1.Be
 	if err := r.APIReader.List(ctx, pods, client.InNamespace(run.Namespace), client.MatchingLabels(dep.Spec.Selector.MatchLabels)); err != nil {
 		return nil, port, err
 	}
+	owned, err := r.ownedPods(ctx, dep, pods.Items)
+	if err != nil {
+		return nil, port, err
+	}
 	var out []corev1.Pod
-	for _, p := range pods.Items {
+	for _, p := range owned {
 		if p.DeletionTimestamp.IsZero() && p.Status.PodIP != "" && p.Spec.NodeName != "" {
 			out = append(out, p)
 		}
@@ -101,7 +109,44 @@ func (r *BenchmarkRunReconciler) targetPods(ctx context.Context, run *benchv1.Be
 	if len(out) == 0 {
 		return nil, port, fmt.Errorf("Deployment %s has no running pod with an address", dep.Name)
 	}
+	// Each capture takes one of a node's few slots (wireagent.MaxRunning), shared by every
+	// tenant: a trial never takes more than its Deployment's replicas.
+	if want := int(ptr.Deref(dep.Spec.Replicas, 1)); len(out) > want {
+		out = out[:max(want, 1)]
+	}
 	return out, port, nil
+}
+
+// +kubebuilder:rbac:groups=apps,resources=replicasets,verbs=get
+
+// ownedPods keeps the pods a ReplicaSet of dep controls. A label is anyone's to set: a
+// tenant's extra pods carrying the target's labels would otherwise get captures (and the
+// node's capture slots). Each ReplicaSet is read once, uncached (the manager watches no
+// ReplicaSets).
+func (r *BenchmarkRunReconciler) ownedPods(ctx context.Context, dep *appsv1.Deployment, pods []corev1.Pod) ([]corev1.Pod, error) {
+	ours := map[types.UID]bool{}
+	var out []corev1.Pod
+	for _, p := range pods {
+		ref := metav1.GetControllerOf(&p)
+		if ref == nil || ref.Kind != "ReplicaSet" || ref.APIVersion != appsv1.SchemeGroupVersion.String() {
+			continue
+		}
+		ok, seen := ours[ref.UID]
+		if !seen {
+			rs := &appsv1.ReplicaSet{}
+			err := r.APIReader.Get(ctx, client.ObjectKey{Namespace: dep.Namespace, Name: ref.Name}, rs)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return nil, fmt.Errorf("reading ReplicaSet %s of pod %s: %w", ref.Name, p.Name, err)
+			}
+			owner := metav1.GetControllerOf(rs)
+			ok = err == nil && rs.UID == ref.UID && owner != nil && owner.UID == dep.UID
+			ours[ref.UID] = ok
+		}
+		if ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // agentOn is the base URL of the wire agent on node, "" when none runs there.
@@ -119,9 +164,75 @@ func (r *BenchmarkRunReconciler) agentOn(ctx context.Context, node string) (stri
 }
 
 // captureID names a trial's capture of one pod: unique per TestRun, so a restarted
-// operator finds its captures again.
+// operator finds its captures again, and under the prefixes of its trial and its run
+// (capturePrefix), so they can be stopped together when the trial fails or the run goes.
 func captureID(run *benchv1.BenchmarkRun, t *benchv1.Trial, pod string) string {
-	return run.Namespace + "/" + t.TestRun + "/" + pod
+	return capturePrefix(run, t) + pod
+}
+
+// capturePrefix is the prefix of a trial's captures, or of all the run's with a nil trial.
+func capturePrefix(run *benchv1.BenchmarkRun, t *benchv1.Trial) string {
+	if t == nil {
+		return string(run.UID) + "/"
+	}
+	return string(run.UID) + "/" + t.TestRun + "/"
+}
+
+// stopWire stops every capture under the prefix of a trial (or of the whole run, t nil)
+// on every agent: a failed trial or a deleted run is never read, and its captures would
+// otherwise hold their slots until they stop themselves, up to wireagent.MaxSeconds.
+// Best effort: an agent that does not answer is logged, and its captures still end then.
+func (r *BenchmarkRunReconciler) stopWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) {
+	if r.Wire == nil || (t != nil && t.TestRun == "") {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	pods := &corev1.PodList{}
+	if err := r.APIReader.List(ctx, pods, client.InNamespace(r.Wire.Namespace), client.MatchingLabelsSelector{Selector: r.Wire.Selector}); err != nil {
+		log.FromContext(ctx).Info("wire captures not stopped: listing the agents", "error", err.Error())
+		return
+	}
+	for _, p := range pods.Items {
+		if p.Status.PodIP == "" || p.Status.Phase != corev1.PodRunning || !p.DeletionTimestamp.IsZero() {
+			continue
+		}
+		base := "http://" + net.JoinHostPort(p.Status.PodIP, strconv.Itoa(r.Wire.Port))
+		if _, err := r.Wire.Client.StopPrefix(ctx, base, capturePrefix(run, t)); err != nil {
+			log.FromContext(ctx).Info("wire captures not stopped", "agent", p.Name, "error", err.Error())
+		}
+	}
+}
+
+// finishedWire remembers the runs whose captures were stopped after they finished, so a
+// finished run's later passes (and the others' resyncs) call the agents once per process.
+var finishedWire = struct {
+	sync.Mutex
+	at map[types.UID]time.Time
+}{at: map[types.UID]time.Time{}}
+
+// stopRunWire stops the captures of a run that finished or is being deleted, once: a run
+// that failed outside a trial's own path (its deadline, a stage's failure) or was deleted
+// mid-trial leaves that trial's captures behind. Past wireagent.MaxSeconds after it
+// finished they have stopped themselves.
+func (r *BenchmarkRunReconciler) stopRunWire(ctx context.Context, run *benchv1.BenchmarkRun, now time.Time) {
+	if r.Wire == nil || run.Status.FinishedAt != nil && now.Sub(run.Status.FinishedAt.Time) > wireagent.MaxSeconds*time.Second {
+		return
+	}
+	finishedWire.Lock()
+	_, done := finishedWire.at[run.UID]
+	if !done {
+		finishedWire.at[run.UID] = now
+	}
+	for uid, at := range finishedWire.at {
+		if now.Sub(at) > wireagent.MaxSeconds*time.Second {
+			delete(finishedWire.at, uid)
+		}
+	}
+	finishedWire.Unlock()
+	if !done {
+		r.stopWire(ctx, run, nil)
+	}
 }
 
 // startWire asks the agent on each target pod's node to capture the pod while the trial's

@@ -97,6 +97,10 @@ const (
 	LabelTrial     = "gauntlet.dev/trial"
 )
 
+// ManagedBy is LabelManagedBy's value on everything a run creates; the manager's cache
+// holds only objects that carry it (controllers.CacheOptions).
+const ManagedBy = "gauntlet-operator"
+
 // Values of LabelName, one per kind of object a run owns.
 const (
 	AppTarget   = "gauntlet-target"
@@ -112,7 +116,7 @@ func labels(run *benchv1.BenchmarkRun, app, instance string) map[string]string {
 		LabelName:      app,
 		LabelInstance:  instance,
 		LabelPartOf:    "gauntlet",
-		LabelManagedBy: "gauntlet-operator",
+		LabelManagedBy: ManagedBy,
 		LabelRun:       LabelValue(run.Name),
 	}
 }
