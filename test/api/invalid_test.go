@@ -49,7 +49,7 @@ spec:
     rates: [1000, 5000]
     warmup: 30s
     duration: 5m
-    repetitions: 3
+    repetitions: 5
   slo: {p99: 50ms, errorRate: "0.001"}
   baseline: {run: earlier, metric: p99, minEffect: "0.05"}
   cleanup: {policy: OnSuccess, ttlSecondsAfterFinished: 3600}
@@ -153,6 +153,13 @@ var invalidCases = []invalidCase{
 	{"baseline minimum effect zero", set("spec.baseline.minEffect", "0.000"), "spec.baseline.minEffect"},
 	{"baseline minimum effect as a percentage", set("spec.baseline.minEffect", "5%"), "spec.baseline.minEffect"},
 	{"baseline metric unknown", set("spec.baseline.metric", "mean"), "spec.baseline.metric"},
+	{"comparison with 3 repetitions", set("spec.load.repetitions", 3), "spec.load.repetitions"},
+	{"baseline with nothing to compare", del("spec.baseline.run"), "spec.baseline"},
+	{"baselineTarget names no target", set("spec.targets.1.baselineTarget", "nobody"), "spec.targets"},
+	{"baselineTarget names itself", set("spec.targets.0.baselineTarget", "go"), "spec.targets"},
+	{"baselineTarget on another pool", set("spec.targets.1.baselineTarget", "go"), "spec.targets"},
+	{"baselineTarget not a name", set("spec.targets.1.baselineTarget", "Go!"), "spec.targets[1].baselineTarget"},
+	{"order seed zero", set("spec.load.orderSeed", 0), "spec.load.orderSeed"},
 }
 
 // Each invalid run is refused by the API server with a message naming the field, and

@@ -47,8 +47,8 @@ func createBase(t *testing.T, ns string) *benchv1.BenchmarkRun {
 
 // kubectl get shows phase, readiness, progress, a headline result, whether the run regressed
 // against its baseline, and age: the server builds that table from the CRD's printer
-// columns. Targets and capacities (up to 2,048 and 512 characters) are priority 1, shown by
-// -o wide only, so the default table fits a terminal.
+// columns. Targets, capacities and the comparison's verdict (up to 2,048, 512 and 256
+// characters) are priority 1, shown by -o wide only, so the default table fits a terminal.
 func TestPrinterColumns(t *testing.T) {
 	testenv.Long(t)
 	ns := newNamespace(t)
@@ -56,6 +56,7 @@ func TestPrinterColumns(t *testing.T) {
 	run.Status = benchv1.BenchmarkRunStatus{
 		Phase: benchv1.PhaseRunning, Progress: "7/24", TargetNames: "go,mine",
 		Headline: "best p99: go 1.9ms @ 1000/s", Capacity: "go/ping 480/s, mine/ping >=1200/s",
+		Verdict: "mine/ping@1000 vs go: Slower +20.3% [+15.1, +26.0] (1 Slower)",
 		Conditions: []metav1.Condition{{Type: benchv1.ConditionRegressed, Status: metav1.ConditionTrue, Reason: "Slower",
 			Message: "slower: go/ping@1000 +20.3%", LastTransitionTime: metav1.Now()},
 			{Type: benchv1.ConditionReady, Status: metav1.ConditionFalse, Reason: "Running",
@@ -81,18 +82,19 @@ func TestPrinterColumns(t *testing.T) {
 			wide = append(wide, c.Name)
 		}
 	}
-	wantCols := []string{"Name", "Phase", "Ready", "Progress", "Targets", "Result", "Capacity", "Regressed", "Age"}
+	wantCols := []string{"Name", "Phase", "Ready", "Progress", "Targets", "Result", "Capacity", "Regressed", "Verdict", "Age"}
 	if fmt.Sprint(names) != fmt.Sprint(wantCols) {
 		t.Fatalf("columns = %v, want %v", names, wantCols)
 	}
-	if fmt.Sprint(wide) != "[Targets Capacity]" {
-		t.Errorf("columns shown only by -o wide = %v, want [Targets Capacity]", wide)
+	if fmt.Sprint(wide) != "[Targets Capacity Verdict]" {
+		t.Errorf("columns shown only by -o wide = %v, want [Targets Capacity Verdict]", wide)
 	}
 	if len(table.Rows) != 1 {
 		t.Fatalf("want one row, got %d", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	want := []any{"base", "Running", "False", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s", "go/ping 480/s, mine/ping >=1200/s", "True"}
+	want := []any{"base", "Running", "False", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s", "go/ping 480/s, mine/ping >=1200/s", "True",
+		"mine/ping@1000 vs go: Slower +20.3% [+15.1, +26.0] (1 Slower)"}
 	for i, w := range want {
 		if cells[i] != w {
 			t.Errorf("cell %s = %v, want %v", wantCols[i], cells[i], w)
