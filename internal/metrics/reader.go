@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -54,21 +55,32 @@ func NewReader(address string) (*Reader, error) {
 // relative to its folder; files it names (credentials_file, ca_file, ...) are read at each
 // request or connection, so a rotated Secret needs no restart. Empty: a plain client.
 func NewReaderWithHTTPConfig(address, httpConfig string) (*Reader, error) {
-	cfg := api.Config{Address: address}
-	if httpConfig != "" {
-		hc, _, err := config.LoadHTTPConfigFile(httpConfig)
-		if err != nil {
-			return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
-		}
-		if cfg.Client, err = config.NewClientFromConfig(*hc, "gauntlet-prometheus"); err != nil {
-			return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
-		}
+	hc, err := HTTPClient(httpConfig)
+	if err != nil {
+		return nil, err
 	}
-	c, err := api.NewClient(cfg)
+	c, err := api.NewClient(api.Config{Address: address, Client: hc})
 	if err != nil {
 		return nil, fmt.Errorf("prometheus client for %s: %w", address, err)
 	}
 	return &Reader{API: promv1.NewAPI(c)}, nil
+}
+
+// HTTPClient is the HTTP client of httpConfig (NewReaderWithHTTPConfig), or a plain one
+// when it is empty: what gauntlet check probes Prometheus with, as the manager reads it.
+func HTTPClient(httpConfig string) (*http.Client, error) {
+	if httpConfig == "" {
+		return &http.Client{Transport: api.DefaultRoundTripper}, nil
+	}
+	hc, _, err := config.LoadHTTPConfigFile(httpConfig)
+	if err != nil {
+		return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
+	}
+	c, err := config.NewClientFromConfig(*hc, "gauntlet-prometheus")
+	if err != nil {
+		return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
+	}
+	return c, nil
 }
 
 // TrialQuery names one trial's series.

@@ -24,9 +24,18 @@ type Server struct {
 	logs *os.File
 }
 
+// Features are the flags Start gives Prometheus: what the runs need of the cluster's.
+var Features = []string{"--web.enable-remote-write-receiver", "--enable-feature=native-histograms"}
+
 // Start runs Prometheus from hack/prometheus.sh (root is the repository) in a temporary
-// folder on a free loopback port and waits until it is ready.
+// folder on a free loopback port, with Features, and waits until it is ready.
 func Start(root string) (*Server, error) {
+	return StartWith(root, Features...)
+}
+
+// StartWith is Start with other flags in place of Features: a Prometheus that lacks
+// what the runs need, for the checks that must notice.
+func StartWith(root string, flags ...string) (*Server, error) {
 	out, err := exec.Command(filepath.Join(root, "hack", "prometheus.sh")).Output()
 	if err != nil {
 		return nil, fmt.Errorf("hack/prometheus.sh: %w", err)
@@ -47,9 +56,8 @@ func Start(root string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(strings.TrimSpace(string(out)), "--config.file="+config,
-		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+addr,
-		"--web.enable-remote-write-receiver", "--enable-feature=native-histograms")
+	cmd := exec.Command(strings.TrimSpace(string(out)), append([]string{"--config.file=" + config,
+		"--storage.tsdb.path=" + filepath.Join(dir, "data"), "--web.listen-address=" + addr}, flags...)...)
 	cmd.Stdout, cmd.Stderr = logs, logs
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
