@@ -140,6 +140,11 @@ func (r *BenchmarkRunReconciler) cleanup(ctx context.Context, s *scope) (ctrl.Re
 				len(left), policy, strings.Join(left, ", "))
 			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 		}
+	} else if n, err := r.scaleDownLeftovers(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	} else if n > 0 {
+		r.Recorder.Eventf(run, nil, "Normal", benchv1.ReasonCleanedUp, "Cleanup",
+			"scaled %d Deployments to zero: the run is finished and keeps its objects (cleanup policy %s), not its node pools", n, policy)
 	}
 	ttl := run.Spec.Cleanup.TTLSecondsAfterFinished
 	if ttl == nil || run.Status.FinishedAt == nil {

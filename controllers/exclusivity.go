@@ -7,14 +7,19 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
 // poolKeys identifies the node pools a run loads (its targets' and its load generator's)
@@ -134,9 +139,10 @@ func (r *BenchmarkRunReconciler) nodePoolHolder(ctx context.Context, run *benchv
 	var nodes []corev1.Node // listed once, and only when an earlier run might share one
 	listed := false
 	mySel := poolSelectors(run)
+runs:
 	for i := range all.Items {
 		o := &all.Items[i]
-		if o.UID == run.UID || finished(o) || !o.DeletionTimestamp.IsZero() || !before(o, run) {
+		if o.UID == run.UID || !o.DeletionTimestamp.IsZero() || !before(o, run) {
 			continue
 		}
 		theirs := poolSelectors(o)
@@ -145,7 +151,14 @@ func (r *BenchmarkRunReconciler) nodePoolHolder(ctx context.Context, run *benchv
 		}
 		if !listed {
 			var list corev1.NodeList
-			if err := r.APIReader.List(ctx, &list); err != nil {
+			err := r.APIReader.List(ctx, &list)
+			switch {
+			case apierrors.IsForbidden(err):
+				// A namespaced install's Role cannot grant nodes (cluster-scoped): pools are
+				// compared by selector alone, and two selectors written differently that
+				// match the same nodes are not caught (docs/operations.md).
+				log.FromContext(ctx).V(1).Info("nodes cannot be listed: node pools compared by selector only", "error", err.Error())
+			case err != nil:
 				return "", fmt.Errorf("listing nodes to match node pools: %w", err)
 			}
 			nodes, listed = list.Items, true
@@ -160,6 +173,18 @@ func (r *BenchmarkRunReconciler) nodePoolHolder(ctx context.Context, run *benchv
 					}
 					via = ", on node " + node
 				}
+				if finished(o) {
+					// A finished run keeps the pool until the pods of the Deployments it
+					// keeps (scaled to zero by its cleanup) are gone.
+					busy, err := r.leftoverPods(ctx, o)
+					if err != nil {
+						return "", err
+					}
+					if !busy {
+						continue runs
+					}
+					via += "; it finished, and its target pods are still going"
+				}
 				if o.Namespace != run.Namespace {
 					return fmt.Sprintf("a BenchmarkRun in another namespace, created first, which loads the nodes of node pool %s (%s%s) until it finishes",
 						mine[key], key, via), nil
@@ -170,4 +195,66 @@ func (r *BenchmarkRunReconciler) nodePoolHolder(ctx context.Context, run *benchv
 		}
 	}
 	return "", nil
+}
+
+// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=patch
+
+// runDeployments is the Deployments the run created (from the cache, which holds the
+// operator's own).
+func (r *BenchmarkRunReconciler) runDeployments(ctx context.Context, run *benchv1.BenchmarkRun) ([]appsv1.Deployment, error) {
+	var deps appsv1.DeploymentList
+	if err := r.List(ctx, &deps, client.InNamespace(run.Namespace), client.MatchingLabels{specs.LabelRun: specs.LabelValue(run.Name)}); err != nil {
+		return nil, err
+	}
+	var out []appsv1.Deployment
+	for _, d := range deps.Items {
+		if ownedBy(&d, run) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// leftoverPods says whether a finished run still has target pods: its Deployments, kept
+// by its cleanup policy, are scaled to zero (scaleDownLeftovers), and their pods take a
+// moment to go.
+func (r *BenchmarkRunReconciler) leftoverPods(ctx context.Context, run *benchv1.BenchmarkRun) (bool, error) {
+	deps, err := r.runDeployments(ctx, run)
+	if err != nil {
+		return false, fmt.Errorf("listing the Deployments of finished run %s: %w", run.Name, err)
+	}
+	for _, d := range deps {
+		if d.DeletionTimestamp.IsZero() && (ptr.Deref(d.Spec.Replicas, 1) > 0 || d.Status.Replicas > 0) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// scaleDownLeftovers scales to zero the Deployments a finished run keeps (cleanup policy
+// Never, or OnSuccess after a failure) when it uses a node pool: their Guaranteed-CPU
+// pods would otherwise sit on the pool beside the next run's measurement, indefinitely.
+// The objects stay for inspection; kubectl scale brings a target back (outside any lock).
+func (r *BenchmarkRunReconciler) scaleDownLeftovers(ctx context.Context, run *benchv1.BenchmarkRun) (int, error) {
+	if len(poolKeys(run)) == 0 {
+		return 0, nil // on any node: the lock never covered it
+	}
+	deps, err := r.runDeployments(ctx, run)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range deps {
+		d := &deps[i]
+		if !d.DeletionTimestamp.IsZero() || ptr.Deref(d.Spec.Replicas, 1) == 0 {
+			continue
+		}
+		patch := client.MergeFrom(d.DeepCopy())
+		d.Spec.Replicas = ptr.To(int32(0))
+		if err := r.Patch(ctx, d, patch); err != nil && !apierrors.IsNotFound(err) {
+			return n, fmt.Errorf("scaling Deployment %s to zero: %w", d.Name, err)
+		}
+		n++
+	}
+	return n, nil
 }
