@@ -238,12 +238,13 @@ func WithMetricsCert(o metricsserver.Options, dir string) metricsserver.Options 
 }
 
 // CacheOptions restricts the manager's cache (and so its watches and the RBAC it needs)
-// to one namespace in a namespaced install.
+// to one namespace in a namespaced install, and to the objects the operator created
+// (controllers.CacheOptions).
 func CacheOptions(namespace string) cache.Options {
 	if namespace == "" {
-		return cache.Options{}
+		return controllers.CacheOptions()
 	}
-	return cache.Options{DefaultNamespaces: map[string]cache.Config{namespace: {}}}
+	return controllers.CacheOptions(namespace)
 }
 
 // splitList is a comma-separated flag's non-empty entries.
