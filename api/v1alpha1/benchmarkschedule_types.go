@@ -7,7 +7,8 @@ import (
 // BenchmarkScheduleSpec is a BenchmarkRun template and when to run it.
 type BenchmarkScheduleSpec struct {
 	// Schedule in cron format: five fields ("0 3 * * *"), a descriptor ("@daily",
-	// "@every 6h"), optionally prefixed by "CRON_TZ=Europe/Paris " (UTC otherwise).
+	// "@every 6h"), optionally prefixed by "CRON_TZ=Europe/Paris " (UTC otherwise). Times
+	// closer than 5 minutes apart are refused (Stalled).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	Schedule string `json:"schedule"`
@@ -17,7 +18,8 @@ type BenchmarkScheduleSpec struct {
 	Suspend bool `json:"suspend,omitempty"`
 
 	// ConcurrencyPolicy: Forbid skips a scheduled time while an earlier run of this schedule
-	// is still in progress (two runs would load the same pools); Allow starts it anyway.
+	// is still in progress (two runs would load the same pools); Allow starts it anyway, up
+	// to 3 runs in progress.
 	// +optional
 	// +kubebuilder:default=Forbid
 	// +kubebuilder:validation:Enum=Forbid;Allow
@@ -41,6 +43,19 @@ type BenchmarkScheduleSpec struct {
 	// Triggers start runs besides the cron schedule.
 	// +optional
 	Triggers *ScheduleTriggers `json:"triggers,omitempty"`
+
+	// BaselineRun pins the run every new run is compared with (instead of the last good
+	// run) while it exists; it is never pruned.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	BaselineRun string `json:"baselineRun,omitempty"`
+
+	// Triage acknowledges or accepts alerts (status.alerts): each clears the alerts it
+	// matches and keeps that step from alerting again.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	Triage []ScheduleTriage `json:"triage,omitempty"`
 
 	// Template is the run each scheduled time creates. Its spec.baseline, when set, gives
 	// the metric and minimum effect; the run compared with is always the schedule's last
@@ -70,6 +85,44 @@ type ScheduleTriggers struct {
 	PollInterval *metav1.Duration `json:"pollInterval,omitempty"`
 }
 
+// ScheduleTriage is a decision about the alerts that start at one run.
+type ScheduleTriage struct {
+	// Run is the alert's run (status.alerts[].run): the first run at the new level.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Run string `json:"run"`
+	// Target, Scenario, LoadPoint and Figure narrow it to one row's figure; each one left
+	// out matches any.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Target string `json:"target,omitempty"`
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	Scenario string `json:"scenario,omitempty"`
+	// +optional
+	LoadPoint *int32 `json:"loadPoint,omitempty"`
+	// +optional
+	// +kubebuilder:validation:Enum=p50;p99;cpuPerRequest;capacity
+	Figure string `json:"figure,omitempty"`
+	// Action: Acknowledge (seen: being fixed, or noise) clears the alert; Accept (the new
+	// level is the new normal) also lets Run be the next runs' baseline although it
+	// Regressed, so later runs are compared with the new level.
+	// +optional
+	// +kubebuilder:default=Acknowledge
+	// +kubebuilder:validation:Enum=Acknowledge;Accept
+	Action string `json:"action,omitempty"`
+	// Note says why, for the record.
+	// +optional
+	// +kubebuilder:validation:MaxLength=256
+	Note string `json:"note,omitempty"`
+}
+
+// Triage actions.
+const (
+	TriageAcknowledge = "Acknowledge"
+	TriageAccept      = "Accept"
+)
+
 // BenchmarkRunTemplate is the labels, annotations and spec of a scheduled run.
 type BenchmarkRunTemplate struct {
 	// +optional
@@ -96,9 +149,9 @@ const (
 	TriggerTemplateChange = "TemplateChange"
 )
 
-// ConditionRegressing is a schedule's condition: True when one of its rows' figures has a
-// change point in the slower direction within the newest runs of its history
-// (status.changePoints).
+// ConditionRegressing is a schedule's condition: True while it holds an alert
+// (status.alerts): a row's figure stepped to a worse level, confirmed, not undone, not
+// triaged.
 const ConditionRegressing = "Regressing"
 
 // Concurrency policies.
@@ -150,6 +203,14 @@ type BenchmarkScheduleStatus struct {
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=20
 	ChangePoints []ScheduleChangePoint `json:"changePoints,omitempty"`
+
+	// Alerts are the confirmed steps to a worse level not yet triaged (spec.triage) nor
+	// undone (the newest runs back nearer the old level), oldest first, at most one per row
+	// and figure; each stays until then. Regressing is True while there is one.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=20
+	Alerts []ScheduleChangePoint `json:"alerts,omitempty"`
 
 	// LastTemplateHash is a hash of spec.template when the last run was started
 	// (triggers.templateChanges compares it).
@@ -208,7 +269,8 @@ type ScheduleChangePoint struct {
 	// MagnitudePPM is Otava's relative magnitude (the larger of the forward and backward
 	// changes), in parts per million.
 	MagnitudePPM int64 `json:"magnitudePPM"`
-	// PValue is the permutation test's p-value, as a decimal string ("0.002").
+	// PValue is the permutation test's p-value, as a decimal string ("0.002"); for an
+	// alert, the alert's test's (after its corrections).
 	// +kubebuilder:validation:MaxLength=16
 	PValue string `json:"pValue"`
 	// Recent: the change starts within the newest runs of the history (5), so it may be
@@ -243,6 +305,7 @@ type ScheduledRun struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=bs,categories=gauntlet
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name: at most 63 characters (it is a label value on each run)"
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
 // +kubebuilder:printcolumn:name="Last",type=date,JSONPath=`.status.lastScheduleTime`

@@ -82,7 +82,7 @@ func TestInconclusiveRunIsNoBaseline(t *testing.T) {
 		return r
 	}
 	runs := []*benchv1.BenchmarkRun{run("good", metav1.ConditionTrue), run("no-valid-row", metav1.ConditionFalse)}
-	if got := lastGoodRun(runs); got != "good" {
+	if got := lastGoodRun(runs, nil); got != "good" {
 		t.Errorf("last good run %q, want good", got)
 	}
 }

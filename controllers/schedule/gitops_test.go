@@ -38,6 +38,7 @@ func scheduleCases() []scheduleCase {
 			s.Status.ChangePoints = []benchv1.ScheduleChangePoint{{Target: "go", Scenario: "ping", LoadPoint: 200, Figure: "p50",
 				Run: "nightly-29443680", RunTime: &at, Direction: "Slower", Before: 500, After: 600, ChangePPM: 200_000,
 				MagnitudePPM: 200_000, PValue: "0.0020", Recent: true, DetectedAt: at}}
+			s.Status.Alerts = s.Status.ChangePoints
 			setScheduleConditions(s, true, ReasonScheduled, "next run at 2026-01-02T03:00:00Z")
 			setRegressing(s)
 		}},

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -187,7 +188,6 @@ func TestRefusedSchedules(t *testing.T) {
 		{"every-second", "@every 1s", "spec.schedule"},
 		{"every-minute", "* * * * *", "spec.schedule"},
 		{"twice-at-midnight", "0,1 0 * * *", "spec.schedule"},
-		{strings.Repeat("n", 64), "@daily", "metadata.name"},
 	} {
 		s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: c.name, Namespace: "default"},
 			Spec: benchv1.BenchmarkScheduleSpec{Schedule: c.schedule, Template: pingTemplate()}}
@@ -198,6 +198,19 @@ func TestRefusedSchedules(t *testing.T) {
 		if cond == nil || cond.Status != metav1.ConditionTrue || !strings.HasPrefix(cond.Message, c.field) || got.Status.LastScheduleTime != nil {
 			t.Errorf("%s: %+v, %+v", c.schedule, cond, got.Status)
 		}
+	}
+	// A name too long is refused at admission, and by the controller should the CRD's rule
+	// be missing (an older CRD).
+	long := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("n", 64), Namespace: "default"},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "@daily", Template: pingTemplate()}}
+	if err := env.Client.Create(context.Background(), long); err == nil || !strings.Contains(err.Error(), "metadata.name") {
+		t.Errorf("a 64-character name: %v", err)
+	}
+	r := &BenchmarkScheduleReconciler{Recorder: events.NewFakeRecorder(10)}
+	sc := &scope{schedule: long, now: time.Now()}
+	if err := r.parseSchedule(context.Background(), sc); err != nil || !sc.stop ||
+		!strings.HasPrefix(meta.FindStatusCondition(long.Status.Conditions, benchv1.ConditionStalled).Message, "metadata.name") {
+		t.Errorf("the controller took a 64-character name: %+v", long.Status.Conditions)
 	}
 	for _, ok := range []string{"*/5 * * * *", "@every 5m", "@daily", "0 0 1 1 *"} {
 		sched, err := cron.ParseStandard(ok)

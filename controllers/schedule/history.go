@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
 	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
@@ -40,8 +41,8 @@ const (
 
 // Reasons of the Regressing condition.
 const (
-	ReasonSlowerChangePoint = "SlowerChangePoint"
-	ReasonNoSlowerChange    = "NoRecentSlowdown"
+	ReasonSlowerChangePoint = "SlowerStep"
+	ReasonNoSlowerChange    = "NoAlert"
 )
 
 // historyDoc is history.json.
@@ -78,16 +79,29 @@ func (r *BenchmarkScheduleReconciler) recordHistory(ctx context.Context, sc *sco
 		return fmt.Errorf("history ConfigMap: %w", err)
 	}
 	sc.history = hist
-	if changed || int(st.HistoryRuns) != len(hist) {
-		cps, err := changePoints(hist, st.ChangePoints, sc.now)
+	// A spec change (triage) is judged at once; otherwise the analysis runs again only when
+	// the history changed.
+	if changed || int(st.HistoryRuns) != len(hist) || s.Generation != st.ObservedGeneration {
+		rep, err := history.Analyze(toRuns(hist), history.Options{Detect: changepoint.Options{MinMagnitude: history.DefaultMinMagnitude},
+			Floor: triageFloor(s.Spec.Triage, hist)})
 		if err != nil {
 			return fmt.Errorf("change points: %w", err)
 		}
+		cps := changePoints(rep, hist, st.ChangePoints, sc.now)
 		r.announce(s, cps)
 		st.ChangePoints, st.HistoryRuns = cps, int32(len(hist))
+		st.Alerts = r.updateAlerts(s, hist, rep, sc.now)
 	}
 	setRegressing(s)
 	return nil
+}
+
+func toRuns(h []historyRun) []history.Run {
+	runs := make([]history.Run, len(h))
+	for i, x := range h {
+		runs[i] = history.Run{Name: x.Name, Time: x.Time, Rows: x.Rows}
+	}
+	return runs
 }
 
 // announce is an event for each change point the status does not hold yet.
@@ -245,18 +259,9 @@ func appendRuns(h []historyRun, runs []*benchv1.BenchmarkRun) ([]historyRun, boo
 	return out, true
 }
 
-// changePoints analyses the history with internal/history and returns its change points
-// newest first (by run, then row order), at most MaxChangePoints; one already in old keeps
-// its DetectedAt.
-func changePoints(h []historyRun, old []benchv1.ScheduleChangePoint, now time.Time) ([]benchv1.ScheduleChangePoint, error) {
-	runs := make([]history.Run, len(h))
-	for i, x := range h {
-		runs[i] = history.Run{Name: x.Name, Time: x.Time, Rows: x.Rows}
-	}
-	rep, err := history.Analyze(runs, history.Options{})
-	if err != nil {
-		return nil, err
-	}
+// changePoints are the report's change points newest first (by run, then row order), at
+// most MaxChangePoints; one already in old keeps its DetectedAt.
+func changePoints(rep *history.Report, h []historyRun, old []benchv1.ScheduleChangePoint, now time.Time) []benchv1.ScheduleChangePoint {
 	type found struct {
 		run int
 		cp  benchv1.ScheduleChangePoint
@@ -264,12 +269,7 @@ func changePoints(h []historyRun, old []benchv1.ScheduleChangePoint, now time.Ti
 	var all []found
 	for _, s := range rep.Series {
 		for _, c := range s.ChangePoints {
-			at := metav1.NewTime(h[c.Run].Time)
-			cp := benchv1.ScheduleChangePoint{Target: s.Target, Scenario: s.Scenario, LoadPoint: s.LoadPoint, Figure: s.Figure,
-				Run: c.RunName, RunTime: &at, Direction: c.Direction,
-				Before: int64(math.Round(c.Before)), After: int64(math.Round(c.After)),
-				ChangePPM: int64(math.Round(c.ChangePercent * 1e4)), MagnitudePPM: int64(math.Round(c.Magnitude * 1e6)),
-				PValue: strconv.FormatFloat(c.PValue, 'f', 4, 64), Recent: c.Recent, DetectedAt: metav1.NewTime(now)}
+			cp := toStatus(s, c, h, now)
 			for _, o := range old {
 				if sameChange(o, cp) {
 					cp.DetectedAt = o.DetectedAt
@@ -284,7 +284,131 @@ func changePoints(h []historyRun, old []benchv1.ScheduleChangePoint, now time.Ti
 	for i := 0; i < len(all) && i < MaxChangePoints; i++ {
 		out = append(out, all[i].cp)
 	}
-	return out, nil
+	return out
+}
+
+// toStatus is a change (or an alert) of series s as the status holds it: no floats.
+func toStatus(s history.Series, c history.Change, h []historyRun, now time.Time) benchv1.ScheduleChangePoint {
+	at := metav1.NewTime(h[c.Run].Time)
+	return benchv1.ScheduleChangePoint{Target: s.Target, Scenario: s.Scenario, LoadPoint: s.LoadPoint, Figure: s.Figure,
+		Run: c.RunName, RunTime: &at, Direction: c.Direction,
+		Before: int64(math.Round(c.Before)), After: int64(math.Round(c.After)),
+		ChangePPM: int64(math.Round(c.ChangePercent * 1e4)), MagnitudePPM: int64(math.Round(c.Magnitude * 1e6)),
+		PValue: formatP(c.PValue), Recent: c.Recent, DetectedAt: metav1.NewTime(now)}
+}
+
+// formatP writes a p-value in at most 16 characters (the field's bound), small ones in
+// exponent form.
+func formatP(p float64) string {
+	if p < 0.0001 {
+		return strconv.FormatFloat(p, 'e', 2, 64)
+	}
+	return strconv.FormatFloat(p, 'f', 4, 64)
+}
+
+// Reasons of the alert events.
+const (
+	ReasonRegression        = "Regression"
+	ReasonRegressionCleared = "RegressionCleared"
+)
+
+// updateAlerts keeps each alert of the status until spec.triage matches it or it is undone
+// (the newest runs of its series back nearer the old level than the new one; a series no
+// longer measured ends it too), then adds the report's alerts of the series that hold none,
+// unless triaged, at most MaxChangePoints in all, oldest first. Each change is an event.
+func (r *BenchmarkScheduleReconciler) updateAlerts(s *benchv1.BenchmarkSchedule, h []historyRun, rep *history.Report, now time.Time) []benchv1.ScheduleChangePoint {
+	var out []benchv1.ScheduleChangePoint
+	for _, a := range s.Status.Alerts {
+		why := ""
+		switch recent := newest(h, a, history.DefaultMinRuns); {
+		case triaged(s.Spec.Triage, a) != nil:
+			why = "spec.triage " + strings.ToLower(triaged(s.Spec.Triage, a).Action) + "s it"
+		case len(recent) == 0:
+			why = "the row's figure is no longer measured"
+		case math.Abs(mean(recent)-float64(a.Before)) < math.Abs(float64(a.After-a.Before))/2:
+			why = fmt.Sprintf("the newest %d runs are back near the old level", len(recent))
+		}
+		if why != "" {
+			r.Recorder.Eventf(s, nil, "Normal", ReasonRegressionCleared, "Analyze", "%s %s from %s cleared: %s", RowName(a), a.Figure, a.Run, why)
+			continue
+		}
+		out = append(out, a)
+	}
+	for _, ser := range rep.Series {
+		if ser.Alert == nil || len(out) >= MaxChangePoints {
+			continue
+		}
+		a := toStatus(ser, *ser.Alert, h, now)
+		if slices.ContainsFunc(out, func(o benchv1.ScheduleChangePoint) bool { return sameSeries(o, a) }) || triaged(s.Spec.Triage, a) != nil {
+			continue
+		}
+		r.Recorder.Eventf(s, nil, "Warning", ReasonRegression, "Analyze", "%s %s %s from %s, %d runs at the new level (p %s)",
+			RowName(a), a.Figure, units.FormatSignedPPM(a.ChangePPM), a.Run, ser.Alert.RunsAfter, a.PValue)
+		out = append(out, a)
+	}
+	return out
+}
+
+// newest is the series' values in the newest n history runs that measured it.
+func newest(h []historyRun, a benchv1.ScheduleChangePoint, n int) []float64 {
+	var out []float64
+	for i := len(h) - 1; i >= 0 && len(out) < n; i-- {
+		for _, row := range h[i].Rows {
+			if row.Target == a.Target && row.Scenario == a.Scenario && row.LoadPoint == a.LoadPoint {
+				if v, ok := row.Values[a.Figure]; ok {
+					out = append(out, v)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+// triaged is the first spec.triage entry that matches the alert.
+func triaged(t []benchv1.ScheduleTriage, a benchv1.ScheduleChangePoint) *benchv1.ScheduleTriage {
+	for i, e := range t {
+		if e.Run == a.Run && matches(e, a.Target, a.Scenario, a.LoadPoint, a.Figure) {
+			return &t[i]
+		}
+	}
+	return nil
+}
+
+func matches(e benchv1.ScheduleTriage, target, scenario string, loadPoint int32, figure string) bool {
+	return (e.Target == "" || e.Target == target) && (e.Scenario == "" || e.Scenario == scenario) &&
+		(e.LoadPoint == nil || *e.LoadPoint == loadPoint) && (e.Figure == "" || e.Figure == figure)
+}
+
+// triageFloor is, per series, the history index of the newest triaged run that matches it:
+// its alert reads the old level from there on, so a triaged step does not alert again.
+func triageFloor(t []benchv1.ScheduleTriage, h []historyRun) func(history.Key, string) int {
+	if len(t) == 0 {
+		return nil
+	}
+	return func(k history.Key, figure string) int {
+		floor := 0
+		for _, e := range t {
+			if !matches(e, k.Target, k.Scenario, k.LoadPoint, figure) {
+				continue
+			}
+			if i := slices.IndexFunc(h, func(x historyRun) bool { return x.Name == e.Run }); i > floor {
+				floor = i
+			}
+		}
+		return floor
+	}
+}
+
+func sameSeries(a, b benchv1.ScheduleChangePoint) bool {
+	return a.Target == b.Target && a.Scenario == b.Scenario && a.LoadPoint == b.LoadPoint && a.Figure == b.Figure
 }
 
 func sameChange(a, b benchv1.ScheduleChangePoint) bool {
@@ -300,21 +424,19 @@ func RowName(c benchv1.ScheduleChangePoint) string {
 	return row
 }
 
-// setRegressing sets Regressing: True while a Slower change point starts within the newest
-// runs of the history (history.DefaultLast), naming them; False otherwise.
+// setRegressing sets Regressing: True while the status holds an alert, naming them; False
+// otherwise. A HistoryNotOwned Unknown is recordHistory's.
 func setRegressing(s *benchv1.BenchmarkSchedule) {
 	var slower []string
-	for _, c := range s.Status.ChangePoints {
-		if c.Recent && c.Direction == history.Slower {
-			slower = append(slower, fmt.Sprintf("%s %s %s from %s (p %s)", RowName(c), c.Figure, units.FormatSignedPPM(c.ChangePPM), c.Run, c.PValue))
-		}
+	for _, c := range s.Status.Alerts {
+		slower = append(slower, fmt.Sprintf("%s %s %s from %s (p %s)", RowName(c), c.Figure, units.FormatSignedPPM(c.ChangePPM), c.Run, c.PValue))
 	}
 	cond := metav1.Condition{Type: benchv1.ConditionRegressing, Status: metav1.ConditionFalse, Reason: ReasonNoSlowerChange,
-		Message:            fmt.Sprintf("no slower change point within the newest %d of %d runs in the history", history.DefaultLast, s.Status.HistoryRuns),
+		Message:            fmt.Sprintf("no alert over the %d runs in the history", s.Status.HistoryRuns),
 		ObservedGeneration: s.Generation}
 	if len(slower) > 0 {
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonSlowerChangePoint
-		cond.Message = "slower: " + strings.Join(slower, "; ")
+		cond.Message = "slower, until triaged (spec.triage) or undone: " + strings.Join(slower, "; ")
 		if len(cond.Message) > 1024 {
 			cond.Message = cond.Message[:1021] + "..."
 		}

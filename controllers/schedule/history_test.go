@@ -27,6 +27,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
@@ -117,9 +118,12 @@ func TestChangePointsOverScheduledRuns(t *testing.T) {
 		if len(got.Status.ChangePoints) > 0 && detected.IsZero() {
 			detected = got.Status.ChangePoints[0].DetectedAt
 		}
+		// The alert needs three runs at the new level, then stays.
 		reg := meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionRegressing)
-		if reg == nil || (reg.Status == metav1.ConditionTrue) != (len(got.Status.ChangePoints) > 0) {
-			t.Fatalf("after run %d: Regressing %+v with %d change points", i, reg, len(got.Status.ChangePoints))
+		alerting := i >= k+history.DefaultMinRuns-1
+		if reg == nil || (reg.Status == metav1.ConditionTrue) != alerting || len(got.Status.Alerts) != map[bool]int{true: 1}[alerting] ||
+			(alerting && got.Status.Alerts[0].Run != names[k]) {
+			t.Fatalf("after run %d: Regressing %+v with alerts %+v", i, reg, got.Status.Alerts)
 		}
 	}
 	cps := got.Status.ChangePoints
@@ -378,4 +382,92 @@ func pushRandom(t *testing.T, ref string) string {
 	}
 	d, _ := img.Digest()
 	return d.String()
+}
+
+// An alert stays while the slower level lasts (not five runs), clears when the runs come
+// back to the old level, and, once accepted in spec.triage, clears, moves the baseline to
+// the accepted run although it Regressed, and does not come back for the same step.
+func TestAlertStaysUntilUndoneOrTriaged(t *testing.T) {
+	ctx := context.Background()
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "triage", Namespace: "default"},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 * * * *", SuccessfulRunsHistoryLimit: ptr.To[int32](50), Template: pingTemplate()}}
+	h := newHarness(t, s)
+	hour := s.CreationTimestamp.Truncate(time.Hour).Add(time.Hour)
+	var names []string
+	var got *benchv1.BenchmarkSchedule
+	// run measures the next run at p50, Regressed when slower than 550 µs (as the run's own
+	// comparison with a 500 µs baseline would say).
+	run := func(p50 int64) {
+		i := len(names)
+		at := hour.Add(time.Duration(i) * time.Hour)
+		h.clock.SetTime(at.Add(time.Minute))
+		h.reconcile()
+		name := fmt.Sprintf("triage-%d", at.Unix()/60)
+		names = append(names, name)
+		h.measure(name, i, p50)
+		if p50 > 550 {
+			h.finish(name, benchv1.PhaseSucceeded, true)
+		}
+		got = h.reconcile()
+	}
+	regressing := func() bool {
+		return meta.IsStatusConditionTrue(got.Status.Conditions, benchv1.ConditionRegressing)
+	}
+	for range 10 {
+		run(500)
+	}
+	for range 10 {
+		run(600)
+	}
+	if !regressing() || len(got.Status.Alerts) != 1 || got.Status.Alerts[0].Run != names[10] || got.Status.LastGoodRun != names[9] {
+		t.Fatalf("ten runs after the step: %+v, last good %s", got.Status.Alerts, got.Status.LastGoodRun)
+	}
+	ev := strings.Join(h.drainEvents(), "\n")
+	if strings.Count(ev, ReasonRegression+" ") != 1 {
+		t.Fatalf("want one Regression event:\n%s", ev)
+	}
+	// Fixed: three runs back at the old level clear it.
+	for range 3 {
+		run(500)
+	}
+	if regressing() || len(got.Status.Alerts) != 0 || !strings.Contains(strings.Join(h.drainEvents(), "\n"), "back near the old level") {
+		t.Fatalf("after the fix: %+v", got.Status.Alerts)
+	}
+	for range 7 {
+		run(500)
+	}
+	// A deliberate slowdown: alerted, then accepted as the new normal.
+	for range 3 {
+		run(600)
+	}
+	step := names[len(names)-3]
+	if !regressing() || len(got.Status.Alerts) != 1 || got.Status.Alerts[0].Run != step {
+		t.Fatalf("the second step: %+v", got.Status.Alerts)
+	}
+	got.Spec.Triage = []benchv1.ScheduleTriage{{Run: step, Figure: "p50", Action: benchv1.TriageAccept, Note: "TLS on by default"}}
+	if err := env.Client.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	got = h.reconcile()
+	if regressing() || len(got.Status.Alerts) != 0 || got.Status.LastGoodRun != step {
+		t.Fatalf("accepted: %+v, last good %s", got.Status.Alerts, got.Status.LastGoodRun)
+	}
+	for range 5 {
+		run(600)
+	}
+	if regressing() || len(got.Status.Alerts) != 0 {
+		t.Fatalf("the accepted step alerted again: %+v", got.Status.Alerts)
+	}
+	// The next run is compared with the accepted one, not with a run of the old level.
+	if runs := h.runs(); runs[len(runs)-1].Spec.Baseline == nil || runs[len(runs)-1].Spec.Baseline.Run != step {
+		t.Fatalf("baseline %+v", runs[len(runs)-1].Spec.Baseline)
+	}
+	// A pinned baseline wins over the last good run.
+	got.Spec.BaselineRun = names[0]
+	if err := env.Client.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	if got = h.reconcile(); got.Status.LastGoodRun != names[0] {
+		t.Fatalf("pinned: last good %s", got.Status.LastGoodRun)
+	}
 }

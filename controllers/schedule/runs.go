@@ -28,8 +28,32 @@ func (r *BenchmarkScheduleReconciler) listRuns(ctx context.Context, sc *scope) e
 	// baseline on, record, count and delete.
 	runs.Items = slices.DeleteFunc(runs.Items, func(run benchv1.BenchmarkRun) bool { return !metav1.IsControlledBy(&run, s) })
 	sc.runs = sortScheduled(runs.Items)
-	s.Status.LastGoodRun = lastGoodRun(sc.runs)
+	s.Status.LastGoodRun = lastGoodRun(sc.runs, accepted(s.Spec.Triage))
+	if pin := s.Spec.BaselineRun; pin != "" {
+		if slices.ContainsFunc(sc.runs, func(run *benchv1.BenchmarkRun) bool {
+			return run.Name == pin && run.Status.Phase == benchv1.PhaseSucceeded
+		}) {
+			s.Status.LastGoodRun = pin
+		} else {
+			r.Recorder.Eventf(s, nil, "Warning", ReasonBaselineRunMissing, "Baseline",
+				"spec.baselineRun %s is not a run of this schedule that succeeded: comparing with the last good run", pin)
+		}
+	}
 	return nil
+}
+
+// ReasonBaselineRunMissing: spec.baselineRun names no succeeded run of the schedule.
+const ReasonBaselineRunMissing = "BaselineRunMissing"
+
+// accepted are the runs spec.triage accepts as the new normal: baselines although Regressed.
+func accepted(t []benchv1.ScheduleTriage) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range t {
+		if e.Action == benchv1.TriageAccept {
+			out[e.Run] = true
+		}
+	}
+	return out
 }
 
 // prune deletes the finished runs past the history limits (never the next baseline); it
@@ -108,10 +132,11 @@ func goodRun(run *benchv1.BenchmarkRun) bool {
 		!meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionRegressed)
 }
 
-// lastGoodRun is the newest run that succeeded without regressing.
-func lastGoodRun(runs []*benchv1.BenchmarkRun) string {
+// lastGoodRun is the newest run that succeeded without regressing, or that was accepted
+// (spec.triage) although it regressed.
+func lastGoodRun(runs []*benchv1.BenchmarkRun, accepted map[string]bool) string {
 	for i := len(runs) - 1; i >= 0; i-- {
-		if goodRun(runs[i]) {
+		if goodRun(runs[i]) || (accepted[runs[i].Name] && runs[i].Status.Phase == benchv1.PhaseSucceeded) {
 			return runs[i].Name
 		}
 	}

@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -15,7 +16,16 @@ type Options struct {
 	Last int
 	// Figures to analyse (nil: all).
 	Figures []string
+	// Alert decides which series alert (alert.go).
+	Alert AlertOptions
+	// Floor, when set, is the index of the first run a series' old level may be read from
+	// for its alert: a triaged step's run, so the step it accepted does not alert again.
+	Floor func(k Key, figure string) int
 }
+
+// DefaultMinMagnitude is the smallest relative change reported, by the CLI and the
+// operator alike.
+const DefaultMinMagnitude = 0.03
 
 // DefaultLast: a level shift is found once about three runs stand at the new level (see
 // docs/history.md), so the newest five leave it time to be seen.
@@ -26,10 +36,11 @@ type Report struct {
 	Runs []Run `json:"runs"`
 	// Series holds every row × figure with at least one point, in row then figure order.
 	Series []Series `json:"series"`
-	// Regressions counts the change points in the direction of a regression that start
-	// within the newest Last runs; Regressed is Regressions > 0.
+	// Regressions counts the series' alerts (Series.Alert) that start within the newest
+	// Last runs; Regressed is Regressions > 0. Alerts counts every alert.
 	Regressions int  `json:"regressions"`
 	Regressed   bool `json:"regressed"`
+	Alerts      int  `json:"alerts"`
 	Last        int  `json:"last"`
 }
 
@@ -41,6 +52,9 @@ type Series struct {
 	// Points is how many runs measured it.
 	Points       int      `json:"points"`
 	ChangePoints []Change `json:"changePoints,omitempty"`
+	// Alert is a step to a worse level that starts within the newest runs, has lasted, and
+	// passes the false discovery control across the series (alert.go); nil when none.
+	Alert *Change `json:"alert,omitempty"`
 }
 
 // Direction of a change: Slower is a regression (latency or CPU up, capacity down).
@@ -67,6 +81,10 @@ type Change struct {
 	Direction     string  `json:"direction"`
 	// Recent: it starts within the newest Last runs.
 	Recent bool `json:"recent"`
+	// Alert marks a Series.Alert: PValue is then the alert's test's (alert.go), and
+	// RunsAfter the runs at the new level.
+	Alert     bool `json:"alert,omitempty"`
+	RunsAfter int  `json:"runsAfter,omitempty"`
 }
 
 // Analyze finds the change points of every row's figures over runs (oldest first). A run
@@ -103,6 +121,12 @@ func Analyze(runs []Run, o Options) (*Report, error) {
 	}
 	slices.SortFunc(keys, compareKeys)
 	rep := &Report{Runs: runs, Last: o.Last}
+	o.Alert = o.Alert.withDefaults()
+	type candidate struct {
+		series int
+		alert  Change
+	}
+	var cands []candidate
 	for _, k := range keys {
 		for _, f := range Figures {
 			pts := series[k][f]
@@ -118,6 +142,30 @@ func Analyze(runs []Run, o Options) (*Report, error) {
 				return nil, fmt.Errorf("%s/%s@%d %s: %w", k.Target, k.Scenario, k.LoadPoint, f, err)
 			}
 			s := Series{Key: k, Figure: f, Unit: unit[f], Points: len(pts)}
+			idx := make([]int, len(cps))
+			for i, c := range cps {
+				idx[i] = c.Index
+			}
+			floor := 0
+			if o.Floor != nil {
+				fr := o.Floor(k, f)
+				for floor < len(pts) && pts[floor].run < fr {
+					floor++
+				}
+			}
+			if st, ok := scan(values, idx, floor, higherIsWorse[f], o.Alert.MinRuns); ok {
+				run := pts[st.tau].run
+				ch := Change{Run: run, RunName: runs[run].Name, Source: runs[run].Source, Before: st.before, After: st.after,
+					PValue: st.pvalue, Direction: Slower, Recent: run >= len(runs)-o.Last, Alert: true, RunsAfter: st.runs}
+				if st.before != 0 {
+					ch.ChangePercent = 100 * (st.after/st.before - 1)
+					ch.Magnitude = math.Abs(st.after/st.before - 1)
+					if st.after != 0 {
+						ch.Magnitude = max(ch.Magnitude, math.Abs(st.before/st.after-1))
+					}
+				}
+				cands = append(cands, candidate{len(rep.Series), ch})
+			}
 			for _, c := range cps {
 				run := pts[c.Index].run
 				ch := Change{Run: run, RunName: runs[run].Name, Source: runs[run].Source,
@@ -127,12 +175,24 @@ func Analyze(runs []Run, o Options) (*Report, error) {
 				if (c.MeanAfter > c.MeanBefore) == higherIsWorse[f] {
 					ch.Direction = Slower
 				}
-				if ch.Direction == Slower && ch.Recent {
-					rep.Regressions++
-				}
 				s.ChangePoints = append(s.ChangePoints, ch)
 			}
 			rep.Series = append(rep.Series, s)
+		}
+	}
+	ps := make([]float64, len(cands))
+	for i, c := range cands {
+		ps[i] = c.alert.PValue
+	}
+	for i, ok := range benjaminiHochberg(ps, len(rep.Series), o.Alert.FDR) {
+		if !ok {
+			continue
+		}
+		a := cands[i].alert
+		rep.Series[cands[i].series].Alert = &a
+		rep.Alerts++
+		if a.Recent {
+			rep.Regressions++
 		}
 	}
 	rep.Regressed = rep.Regressions > 0

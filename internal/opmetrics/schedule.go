@@ -3,6 +3,7 @@ package opmetrics
 import (
 	"maps"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,6 +24,7 @@ const (
 	MetricChangePointRecent    = "gauntlet_schedule_change_point_recent"
 	MetricScheduleRegressing   = "gauntlet_schedule_regressing"
 	MetricScheduleHistoryRuns  = "gauntlet_schedule_history_runs"
+	MetricScheduleAlert        = "gauntlet_schedule_alert_change_ratio"
 )
 
 var (
@@ -31,6 +33,8 @@ var (
 	// run tells two change points of the same row, figure and direction apart; it is one of
 	// at most 20 (status.changePoints).
 	changeLabels = []string{"namespace", "schedule", "target", "scenario", "load_point", "figure", "direction", "run"}
+	// An alert is one per row and figure (status.alerts); run is its first run.
+	alertLabels = []string{"namespace", "schedule", "target", "scenario", "load_point", "figure", "run"}
 
 	descScheduleFigure = prometheus.NewDesc(MetricScheduleFigure,
 		"The newest run's figure of record in the schedule's history: p50, p99 and cpuPerRequest in seconds, capacity in requests per second.", figureLabels, nil)
@@ -44,6 +48,8 @@ var (
 		"1 when the change point starts within the newest runs of the history (a Slower one sets Regressing), 0 when older.", changeLabels, nil)
 	descRegressing = prometheus.NewDesc(MetricScheduleRegressing,
 		"1 while the schedule's Regressing condition is True.", scheduleLabels, nil)
+	descAlert = prometheus.NewDesc(MetricScheduleAlert,
+		"An alert of the schedule (status.alerts: a confirmed step to a worse level, not triaged nor undone): its after/before - 1.", alertLabels, nil)
 	descHistoryRuns = prometheus.NewDesc(MetricScheduleHistoryRuns,
 		"Runs in the schedule's history ConfigMap.", scheduleLabels, nil)
 )
@@ -58,6 +64,7 @@ type ScheduleStore struct {
 
 type scheduleSnapshot struct {
 	changePoints []benchv1.ScheduleChangePoint
+	alerts       []benchv1.ScheduleChangePoint
 	rows         []history.Row
 	regressing   bool
 	historyRuns  int32
@@ -75,6 +82,7 @@ func (s *ScheduleStore) Observe(sched *benchv1.BenchmarkSchedule, latest []histo
 	}
 	snap := scheduleSnapshot{historyRuns: sched.Status.HistoryRuns, rows: make([]history.Row, len(latest))}
 	snap.changePoints = append(snap.changePoints, sched.Status.ChangePoints...)
+	snap.alerts = append(snap.alerts, sched.Status.Alerts...)
 	for i, r := range latest {
 		snap.rows[i] = history.Row{Key: r.Key, Values: maps.Clone(r.Values)}
 	}
@@ -96,7 +104,7 @@ func (s *ScheduleStore) Forget(key types.NamespacedName) {
 
 // Describe sends every metric's description.
 func (s *ScheduleStore) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descScheduleFigure, descCPTimestamp, descCPMagnitude, descCPChange, descCPRecent, descRegressing, descHistoryRuns} {
+	for _, d := range []*prometheus.Desc{descScheduleFigure, descCPTimestamp, descCPMagnitude, descCPChange, descCPRecent, descRegressing, descHistoryRuns, descAlert} {
 		ch <- d
 	}
 }
@@ -139,6 +147,16 @@ func (s *ScheduleStore) Collect(ch chan<- prometheus.Metric) {
 			ch <- gauge(descCPMagnitude, float64(c.MagnitudePPM)/1e6, lv...)
 			ch <- gauge(descCPChange, float64(c.ChangePPM)/1e6, lv...)
 			ch <- gauge(descCPRecent, oneIf(c.Recent), lv...)
+		}
+		alerted := map[string]bool{}
+		for _, a := range snap.alerts {
+			lv := []string{key.Namespace, key.Name, a.Target, a.Scenario, strconv.Itoa(int(a.LoadPoint)), a.Figure, a.Run}
+			id := strings.Join(lv[2:6], "\x00")
+			if alerted[id] {
+				continue
+			}
+			alerted[id] = true
+			ch <- gauge(descAlert, float64(a.ChangePPM)/1e6, lv...)
 		}
 	}
 }

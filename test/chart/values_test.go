@@ -277,6 +277,7 @@ tests:
   - {series: '` + change("nightly", "Slower") + `', values: '1x5'}
   - {series: '` + change("nightly", "Faster") + `', values: '1x5'}
   - {series: '` + change("weekly", "Slower") + `', values: '0x5'}
+  - {series: '` + opmetrics.MetricScheduleAlert + `{namespace="bench",schedule="nightly",target="go",scenario="ping",load_point="1000",figure="p50",run="nightly-29443680"}', values: '0.1x5'}
   alert_rule_test:
   - eval_time: 2m
     alertname: GauntletBenchmarkRunFailed
@@ -305,7 +306,7 @@ tests:
     - exp_labels: {severity: warning, team: perf, namespace: bench, schedule: nightly, target: go, scenario: ping, load_point: "1000", figure: p50, run: nightly-29443680}
       exp_annotations:
         summary: BenchmarkSchedule bench/nightly got slower from run nightly-29443680.
-        description: "The p50 of target go, scenario ping at load point 1000 moved to a slower level from run nightly-29443680, within the newest runs of the schedule's history (a change point; the Regressing condition, status.changePoints)."
+        description: "The p50 of target go, scenario ping at load point 1000 stepped to a worse level (10%) from run nightly-29443680, confirmed over the runs since (status.alerts, the Regressing condition). It fires until the step is undone or triaged in the schedule's spec.triage."
 `
 	if err := os.WriteFile(filepath.Join(dir, "tests.yaml"), []byte(tests), 0o644); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,209 @@
+package history
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// The alert. E-Divisive finds where a series moved; whether that is worth waking someone is
+// decided by a separate test, because the permutation test alone assumes independent runs
+// (night-to-night drift is not: AR(1) noise with phi 0.5 gave change points in a quarter of
+// stable histories), tests every row × figure at the same level, and a change point two
+// runs from the end is as likely a blip as a step. A series alerts when
+//   - a step to a worse level starts within the newest MaxAge runs and has lasted MinRuns
+//     runs, its first and newest runs both nearer the new level than the old;
+//   - it is significant under AR(1) noise: a one-sided z on the mean shift (runs clipped at
+//     clip scales from the old level) with the variance inflated by (1+φ)/(1-φ), φ the old
+//     level's lag-1 autocorrelation, bias-corrected and raised by phiMargin standard errors,
+//     Bonferroni-corrected over the splits scanned;
+//   - those p-values pass Benjamini-Hochberg at FDR across every series analysed.
+// The analysis runs after every run and an alert is kept until triaged or undone, so FDR is
+// per analysis and small. Rates from `go test ./internal/history -run TestAlertRates -v`
+// are in docs/history.md.
+
+// Alert defaults.
+const (
+	DefaultMinRuns = 3
+	DefaultFDR     = 0.001
+)
+
+// AlertOptions tune the alert; the zero value of a field takes its default.
+type AlertOptions struct {
+	// MinRuns is how many runs must stand at the new level before it alerts.
+	MinRuns int
+	// FDR is the Benjamini-Hochberg false discovery rate across the series.
+	FDR float64
+}
+
+func (o AlertOptions) withDefaults() AlertOptions {
+	if o.MinRuns <= 0 {
+		o.MinRuns = DefaultMinRuns
+	}
+	if o.FDR <= 0 {
+		o.FDR = DefaultFDR
+	}
+	return o
+}
+
+// Alert tuning that is not an option: the newest MaxAge runs are scanned for the start of a
+// new level, which needs MinBefore runs of the old level before it; a run further than
+// clip scales from the old level counts as clip scales (one wild run is not a step).
+const (
+	MaxAge    = 10
+	MinBefore = 8
+)
+
+// clip: a run further than this many scales from the old level counts as this far (one
+// wild run is not a step); phiMargin: standard errors added to φ's estimate.
+const (
+	clip      = 3.0
+	phiMargin = 0.5
+)
+
+// step is the alert's best split of a series: the new level starts at run tau.
+type step struct {
+	tau           int
+	before, after float64 // mean levels
+	pvalue        float64 // after the Bonferroni correction over the splits scanned
+	runs          int     // runs at the new level
+}
+
+// scan looks for a step to a worse level (up when higherIsWorse) that starts within the
+// newest MaxAge runs of x and has lasted MinRuns runs; cps are E-Divisive's change points,
+// so the old level is read from the last one far enough before the split, and never from
+// before floor. ok is false when no split qualifies.
+func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (best step, ok bool) {
+	n := len(x)
+	first := max(floor+MinBefore, n-MaxAge)
+	last := n - minRuns
+	if first > last {
+		return step{}, false
+	}
+	sign := 1.0
+	if !higherIsWorse {
+		sign = -1
+	}
+	best.pvalue = 1
+	for tau := first; tau <= last; tau++ {
+		lo := floor
+		for _, c := range cps {
+			if c <= tau-MinBefore && c > lo {
+				lo = c
+			}
+		}
+		before, after := x[lo:tau], x[tau:]
+		mb, scale, phi := level(before)
+		if scale == 0 {
+			scale = math.Abs(mb) * 1e-6 // a constant series: any real move is a step
+		}
+		if scale == 0 {
+			continue
+		}
+		sum, raw := 0.0, 0.0
+		for _, v := range after {
+			d := sign * (v - mb) / scale
+			sum += min(max(d, -clip), clip)
+			raw += d
+		}
+		shift := sum / float64(len(after)) // in scales, worse is positive
+		// Persistence at both ends: the first and the newest run of the new level stand
+		// nearer to it (unclipped) than to the old one, so two wild runs and a normal one
+		// either side are not a step.
+		mid := raw / float64(len(after)) / 2
+		if shift <= 0 || sign*(x[tau]-mb)/scale < mid || sign*(x[n-1]-mb)/scale < mid {
+			continue
+		}
+		inflate := (1 + phi) / (1 - phi)
+		z := shift / math.Sqrt((1/float64(len(before))+1/float64(len(after)))*inflate)
+		p := 0.5 * math.Erfc(z/math.Sqrt2) // one-sided: only a worse level alerts
+		if p < best.pvalue {
+			best = step{tau: tau, before: mb, after: mean(after), pvalue: p, runs: len(after)}
+			ok = true
+		}
+	}
+	best.pvalue = min(1, best.pvalue*float64(last-first+1))
+	return best, ok
+}
+
+// level is the old level: the mean and standard deviation of its runs within clip median
+// absolute deviations of its median (efficient for normal noise; an outlier run moves
+// neither), and φ, its lag-1 autocorrelation corrected for the small-sample bias (about
+// -(1+3φ)/n) plus phiMargin standard errors, clamped to [0, 0.9]: underestimating φ is what
+// turns drift into false alarms.
+func level(x []float64) (mu, scale, phi float64) {
+	med := median(x)
+	abs := make([]float64, len(x))
+	for i, v := range x {
+		abs[i] = math.Abs(v - med)
+	}
+	mad := 1.4826 * median(abs)
+	var kept []float64
+	for _, v := range x {
+		if math.Abs(v-med) <= clip*mad {
+			kept = append(kept, v)
+		}
+	}
+	mu = mean(kept)
+	var ss float64
+	for _, v := range kept {
+		ss += (v - mu) * (v - mu)
+	}
+	if len(kept) > 1 {
+		scale = math.Sqrt(ss / float64(len(kept)-1))
+	}
+	var num, den float64
+	for i, v := range x {
+		den += (v - mu) * (v - mu)
+		if i > 0 {
+			num += (v - mu) * (x[i-1] - mu)
+		}
+	}
+	if den > 0 {
+		n := float64(len(x))
+		phi = num / den
+		phi += (1+3*phi)/n + phiMargin*math.Sqrt(max(1-phi*phi, 0)/n)
+	}
+	return mu, scale, min(max(phi, 0), 0.9)
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// benjaminiHochberg returns, for m hypotheses of which p holds the tested ones' p-values
+// (the others count as 1), which of p are discoveries at false discovery rate q.
+func benjaminiHochberg(p []float64, m int, q float64) []bool {
+	idx := make([]int, len(p))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] < p[idx[b]] })
+	k := 0
+	for r, i := range idx {
+		if p[i] <= float64(r+1)*q/float64(max(m, len(p))) {
+			k = r + 1
+		}
+	}
+	out := make([]bool, len(p))
+	for r := 0; r < k; r++ {
+		out[idx[r]] = true
+	}
+	return out
+}
