@@ -114,6 +114,29 @@ func TestWireAgentRendering(t *testing.T) {
 		t.Errorf("--wire-agent-selector=%q: empty or selects the manager", selector)
 	}
 
+	// A namespaced install: the manager's Role is in the watched namespace, and it still
+	// lists the agents' pods in the release namespace.
+	namespaced, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench", "--set", "wireCapture.enabled=true",
+		"--set", "watchNamespace=team-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var podsRole rbacv1.Role
+	var podsBinding rbacv1.RoleBinding
+	for _, o := range decode(t, namespaced) {
+		switch {
+		case o.Kind == "Role" && strings.HasSuffix(o.Metadata.Name, "wire-agent-pods"):
+			mustUnmarshal(t, o.Raw, &podsRole)
+		case o.Kind == "RoleBinding" && strings.HasSuffix(o.Metadata.Name, "wire-agent-pods"):
+			mustUnmarshal(t, o.Raw, &podsBinding)
+		}
+	}
+	if podsRole.Namespace != "bench" || len(podsRole.Rules) != 1 || !slices.Equal(podsRole.Rules[0].Resources, []string{"pods"}) ||
+		!slices.Equal(podsRole.Rules[0].Verbs, []string{"list"}) || podsBinding.Namespace != "bench" || podsBinding.RoleRef.Name != podsRole.Name ||
+		len(podsBinding.Subjects) != 1 || podsBinding.Subjects[0].Name != manager.Spec.Template.Spec.ServiceAccountName {
+		t.Errorf("namespaced install: agent pods Role %+v, binding %+v: want list pods in the release namespace for the manager", podsRole, podsBinding)
+	}
+
 	if _, err := helm(t, "template", "gauntlet", chartDir, "--set", "wireCapture.port=0"); err == nil ||
 		!strings.Contains(err.Error(), "/wireCapture/port") {
 		t.Errorf("wireCapture.port=0: want a schema error naming /wireCapture/port, got %v", err)
