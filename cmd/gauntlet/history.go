@@ -91,11 +91,11 @@ func newHistoryCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVarP(&output, "output", "o", "text", "text, json or yaml")
 	f.StringVar(&name, "name", "", "only the runs of this name, or of the BenchmarkSchedule of this name (default: every run in FOLDER)")
-	f.IntVar(&o.Last, "last", history.DefaultLast, "a regression counts as new when it starts within the newest this many runs")
+	f.IntVar(&o.Last, "last", history.DefaultLast, "an alert counts as a new regression when it starts within the newest this many runs")
 	f.StringVar(&figures, "figures", "", "comma-separated figures to analyse: p50, p99, cpuPerRequest, capacity (default all)")
 	f.Float64Var(&o.Detect.MaxPValue, "max-pvalue", changepoint.DefaultMaxPValue, "significance level of the permutation test")
 	f.IntVar(&o.Detect.Permutations, "permutations", changepoint.DefaultPermutations, "shuffles per candidate change point")
-	f.Float64Var(&o.Detect.MinMagnitude, "min-magnitude", 0.05, "smallest relative change reported (0.05: 5%)")
+	f.Float64Var(&o.Detect.MinMagnitude, "min-magnitude", history.DefaultMinMagnitude, "smallest relative change reported (0.03: 3%)")
 	f.Uint64Var(&o.Detect.Seed, "seed", 0, "seed of the permutations (the same seed gives the same answer)")
 	return cmd
 }

@@ -115,7 +115,7 @@ func TestRegressionFoundAtItsRun(t *testing.T) {
 	if err := WriteText(&out, rep); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"12 runs from 2026-01-01T00:00:00Z (bench-00)", "go/ping@200", "#10 bench-09", "+19.8%", "Slower NEW", "2 regression(s) starting within the newest 5 runs", "none"} {
+	for _, want := range []string{"12 runs from 2026-01-01T00:00:00Z (bench-00)", "go/ping@200", "#10 bench-09", "+19.8%", "Slower ALERT NEW", "2 regression(s) starting within the newest 5 runs", "none"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in:\n%s", want, out.String())
 		}

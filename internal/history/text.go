@@ -9,7 +9,8 @@ import (
 )
 
 // WriteText prints the report as a table: one line per change point, "none" for a series
-// without one. A recent regression is marked NEW.
+// without one, and a line per alert (Slower ALERT; NEW when it starts within the newest
+// Last runs, the regressions counted).
 func WriteText(w io.Writer, rep *Report) error {
 	if len(rep.Runs) == 0 {
 		_, err := fmt.Fprintln(w, "no runs")
@@ -33,12 +34,16 @@ func WriteText(w io.Writer, rep *Report) error {
 			fmt.Fprintf(tw, "%s\t%s\t%d\tnone\t\t\t\t\t\n", row, s.Figure, s.Points)
 		}
 		for _, c := range s.ChangePoints {
-			dir := c.Direction
-			if c.Direction == Slower && c.Recent {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t#%d %s\t%s\t%s\t%+.1f%%\t%.3f\t%s\n", row, s.Figure, s.Points,
+				c.Run+1, c.RunName, format(c.Before, s.Unit), format(c.After, s.Unit), c.ChangePercent, c.PValue, c.Direction)
+		}
+		if c := s.Alert; c != nil {
+			dir := "Slower ALERT"
+			if c.Recent {
 				dir += " NEW"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t#%d %s\t%s\t%s\t%+.1f%%\t%.3f\t%s\n", row, s.Figure, s.Points,
-				c.Run+1, c.RunName, format(c.Before, s.Unit), format(c.After, s.Unit), c.ChangePercent, c.PValue, dir)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t#%d %s\t%s\t%s\t%+.1f%%\t%s\t%s\n", row, s.Figure, s.Points,
+				c.Run+1, c.RunName, format(c.Before, s.Unit), format(c.After, s.Unit), c.ChangePercent, formatP(c.PValue), dir)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -60,4 +65,12 @@ func format(v float64, unit string) string {
 		return strconv.FormatFloat(v, 'f', 0, 64) + "µs"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64) + "/s"
+}
+
+// formatP writes a p-value; small ones in exponent form (the alert's go far below 0.001).
+func formatP(p float64) string {
+	if p < 0.001 {
+		return strconv.FormatFloat(p, 'e', 1, 64)
+	}
+	return strconv.FormatFloat(p, 'f', 3, 64)
 }
