@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -68,10 +69,11 @@ type alertCase struct {
 // TestAlertRates measures the alert on seeded random histories (lognormal, CV 5%): false
 // alarms on stable ones, independent and AR(1), analysed after every run; steps alerted
 // within the five runs after them; a two-run blip at the end. It prints the table in
-// docs/history.md and holds the goals. Seconds of CPU: not run with -short.
+// docs/history.md and holds the goals. Minutes of CPU (some 60,000 analyses), so only
+// when asked: GAUNTLET_ALERT_RATES=1 go test ./internal/history -run TestAlertRates -v -timeout 60m
 func TestAlertRates(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a few hundred thousand permutation tests")
+	if os.Getenv("GAUNTLET_ALERT_RATES") == "" {
+		t.Skip("set GAUNTLET_ALERT_RATES=1: minutes of CPU")
 	}
 	const histories = 200
 	below := func(x float64) func(float64) bool { return func(r float64) bool { return r <= x } }
@@ -120,4 +122,61 @@ func TestAlertRates(t *testing.T) {
 	}
 	tw.Flush()
 	fmt.Fprint(os.Stdout, b.String())
+}
+
+// The alert's step test on fixed series: a lasting step alerts at its first run; a blip,
+// one wild run, a step too fresh, a step before the floor and an improvement do not; AR(1)
+// drift needs a larger shift than independent noise.
+func TestScan(t *testing.T) {
+	flat := func(n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = 1000 + float64(jitter[i%len(jitter)])*5 // ±4%
+		}
+		return out
+	}
+	stepAt := func(x []float64, at int, ratio float64) []float64 {
+		x = slices.Clone(x)
+		for i := at; i < len(x); i++ {
+			x[i] *= ratio
+		}
+		return x
+	}
+	x := stepAt(flat(34), 30, 1.15)
+	if st, ok := scan(x, nil, 0, true, DefaultMinRuns); !ok || st.tau != 30 || st.runs != 4 || st.pvalue > DefaultFDR {
+		t.Errorf("a 15%% step: %+v %v", st, ok)
+	}
+	if st, ok := scan(x[:32], nil, 0, true, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
+		t.Errorf("alerted after two runs at the new level: %+v", st)
+	}
+	if st, ok := scan(x, nil, 0, false, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
+		t.Errorf("a rise of a higher-is-better figure alerted: %+v", st)
+	}
+	if st, ok := scan(x, nil, 28, true, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
+		t.Error("a step within the triage floor's first runs alerted")
+	}
+	blip := flat(34)
+	blip[30], blip[31] = 1500, 1500
+	if st, ok := scan(blip, nil, 0, true, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
+		t.Errorf("two wild runs then back alerted: %+v", st)
+	}
+	wild := flat(34)
+	wild[31] = 5000
+	if st, ok := scan(wild, nil, 0, true, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
+		t.Errorf("one wild run alerted: %+v", st)
+	}
+	// The same 8% step over independent and AR(1) noise of the same spread: the drift's
+	// p-value is larger.
+	iid, ar := noisy(7, 36, 0.03, 0), noisy(7, 36, 0.03, 0.6)
+	a, _ := scan(stepAt(iid, 30, 1.08), nil, 0, true, DefaultMinRuns)
+	b, _ := scan(stepAt(ar, 30, 1.08), nil, 0, true, DefaultMinRuns)
+	if a.pvalue >= b.pvalue {
+		t.Errorf("p %v independent, %v AR(1)", a.pvalue, b.pvalue)
+	}
+	if got := benjaminiHochberg([]float64{0.001, 0.02, 0.03}, 3, 0.05); !slices.Equal(got, []bool{true, true, true}) {
+		t.Errorf("%v", got)
+	}
+	if got := benjaminiHochberg([]float64{0.03, 0.0001, 0.02}, 100, 0.05); !slices.Equal(got, []bool{false, true, false}) {
+		t.Errorf("%v", got)
+	}
 }
