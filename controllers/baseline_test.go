@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -172,11 +174,24 @@ func TestSameRunPairThroughTheReconciler(t *testing.T) {
 		return benchv1.Measurement{Requests: int64(tr.LoadPoint), AchievedMilliRPS: int64(tr.LoadPoint) * 1000,
 			P50Micros: v, P90Micros: 2 * v, P95Micros: 2 * v, P99Micros: 3 * v, P999Micros: 4 * v, MaxMicros: 5 * v}
 	})
+	// The node both arms run on, as its kubelet reports it.
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "pair-node", Labels: map[string]string{corev1.LabelInstanceTypeStable: "c7g.xlarge"}}}
+	if err := env.Client.Create(context.Background(), node); err != nil {
+		t.Fatal(err)
+	}
+	node.Status.NodeInfo = corev1.NodeSystemInfo{Architecture: "arm64", KernelVersion: "6.1.0-41-cloud-arm64", ContainerRuntimeVersion: "containerd://2.1.4", KubeletVersion: "v1.37.2"}
+	node.Status.Capacity = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}
+	if err := env.Client.Status().Update(context.Background(), node); err != nil {
+		t.Fatal(err)
+	}
 	mk := func(name string, seed *int32) *benchv1.BenchmarkRun {
 		run := pingRun(name)
 		run.Namespace = ns
 		run.Spec.Targets = []benchv1.Target{{Name: "v1", Preset: "go-nethttp"}, {Name: "v2", Preset: "go-nethttp", BaselineTarget: "v1"}}
 		run.Spec.Load.Repetitions, run.Spec.Load.OrderSeed = 5, seed
+		for i, tg := range []string{"v1", "v2"} {
+			fakes.depPods[ns+"/"+specs.TargetName(run, tg)] = podPlace{"pair-node", fmt.Sprintf("10.9.0.%d", i+1)}
+		}
 		fakes.script(name, &k6Outcome{})
 		if err := env.Client.Create(context.Background(), run); err != nil {
 			t.Fatal(err)
@@ -204,6 +219,11 @@ func TestSameRunPairThroughTheReconciler(t *testing.T) {
 	}
 	if ref := got.Status.Baseline; ref == nil || ref.Run != "" || ref.Pairs != "v2 vs v1" {
 		t.Fatalf("status.baseline %+v", ref)
+	}
+	// What it ran on: the one node both arms shared, from the kubelet's report.
+	if e := got.Status.Environment; e == nil || len(e.Nodes) != 1 || e.Nodes[0].Name != "pair-node" || e.Nodes[0].InstanceType != "c7g.xlarge" ||
+		e.Nodes[0].Kernel != "6.1.0-41-cloud-arm64" || e.Nodes[0].CPUs != 4 || e.Nodes[0].Role != "Targets" || len(e.Images) != 2 {
+		t.Fatalf("status.environment %+v", e)
 	}
 	order := func(r *benchv1.BenchmarkRun) (out []string) {
 		for _, tr := range r.Status.Trials {

@@ -17,6 +17,9 @@ func (r *BenchmarkRunReconciler) results(ctx context.Context, s *scope) (ctrl.Re
 	if run.Status.Phase != benchv1.PhaseAnalyzing {
 		return ctrl.Result{}, nil
 	}
+	if err := r.recordEnvironment(ctx, run); err != nil {
+		return ctrl.Result{}, err
+	}
 	if err := r.compareBaseline(ctx, s); err != nil {
 		return ctrl.Result{}, err
 	}

@@ -196,6 +196,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		z.Reason += generatorNote(*z, run, lim.run != nil)
 	}
 	r.cpus, st.Placement = placeCPUs(opts.SharedCPUs)
+	st.Environment = environment(run, presets)
 	if len(opts.NullResponder) == 0 {
 		skipCalibration(st.Trials, "no null responder command given: no generator floor")
 	}
