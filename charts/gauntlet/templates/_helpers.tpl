@@ -156,6 +156,9 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- with .Values.allowedRegistries }}
 - --allowed-registries={{ join "," . }}
 {{- end }}
+{{- with .Values.insecureRegistries }}
+- --insecure-registries={{ join "," . }}
+{{- end }}
 - --network-policy={{ .Values.networkPolicy.enabled }}
 {{- with .Values.networkPolicy.prometheusNamespace }}
 - --prometheus-namespace={{ . }}
