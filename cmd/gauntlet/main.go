@@ -2,9 +2,12 @@
 package main
 
 import (
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gauntlet-bench/gauntlet/internal/textsafe"
 )
 
 func main() {
@@ -19,9 +22,21 @@ func main() {
 		root.AddCommand(add())
 	}
 	markUsage(root)
+	_, stderr := safeOutput(root, os.Stdout, os.Stderr)
 	if err := root.Execute(); err != nil {
-		os.Exit(reportError(err, os.Stderr)) // the statuses of internal/outcome, docs/cli.md
+		os.Exit(reportError(err, stderr)) // the statuses of internal/outcome, docs/cli.md
 	}
+}
+
+// safeOutput sends every command's output and errors through textsafe: status text,
+// messages and history files carry text a tenant or a target chose, which must not
+// reach the terminal as escape sequences. JSON and YAML output never holds a raw control
+// character, so it passes unchanged.
+func safeOutput(root *cobra.Command, stdout, stderr io.Writer) (io.Writer, io.Writer) {
+	out, errOut := textsafe.NewWriter(stdout), textsafe.NewWriter(stderr)
+	root.SetOut(out)
+	root.SetErr(errOut)
+	return out, errOut
 }
 
 // subcommands is filled by each command's file (validate.go, verify.go, ...) in its init,

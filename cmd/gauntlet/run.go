@@ -18,6 +18,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/local"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/textsafe"
 	"github.com/gauntlet-bench/gauntlet/internal/transform"
 	"github.com/gauntlet-bench/gauntlet/internal/validation"
 )
@@ -114,8 +115,14 @@ func newRunCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("locating this binary for the null responder: %w", err)
 			}
+			// A live progress line redraws itself with its own control sequences, so it
+			// gets the terminal as it is and escapes its own text (internal/local).
+			progress, live := stderr, isTerminal(stderr)
+			if safe, ok := stderr.(*textsafe.Writer); ok && live {
+				progress = safe.Unwrap()
+			}
 			run, runErr := local.Run(ctx, local.RunOptions{Run: run, Root: root, K6: k6bin, Scale: scale,
-				AllowUnsafe: allowUnsafe, OutDir: out, Progress: stderr, Live: isTerminal(stderr), NullResponder: []string{self, "null-responder"},
+				AllowUnsafe: allowUnsafe, OutDir: out, Progress: progress, Live: live, NullResponder: []string{self, "null-responder"},
 				SharedCPUs: sharedCPUs, NoLimits: noLimits, Baseline: baselinePath})
 			if run.Status.StartedAt == nil {
 				return runErr // refused before anything started
@@ -273,6 +280,9 @@ func loadPoints(run *benchv1.BenchmarkRun) string {
 }
 
 func isTerminal(w any) bool {
+	if safe, ok := w.(*textsafe.Writer); ok {
+		w = safe.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/textsafe"
 )
 
 // trialOverhead is a trial's time beyond warmup and window (k6 start, summary), used to
@@ -95,7 +96,7 @@ func (p *progress) note(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
-	fmt.Fprintf(p.w, "gauntlet: "+format+"\n", args...)
+	fmt.Fprintln(p.w, textsafe.String(fmt.Sprintf("gauntlet: "+format, args...))) // the line may quote a target
 	if p.live {
 		p.draw()
 	}
@@ -122,7 +123,7 @@ func (p *progress) draw() {
 		return
 	}
 	elapsed := time.Since(p.run.Status.StartedAt.Time)
-	line := fmt.Sprintf("%s  elapsed %s  remaining ~%s", p.head, clock(elapsed), clock(p.remaining(p.after)))
+	line := textsafe.String(fmt.Sprintf("%s  elapsed %s  remaining ~%s", p.head, clock(elapsed), clock(p.remaining(p.after))))
 	if p.live {
 		p.clear()
 		fmt.Fprint(p.w, line)

@@ -9,6 +9,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/textsafe"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
@@ -16,6 +17,7 @@ import (
 // has none): the metric's medians on both sides with n, the Hodges-Lehmann shift with its
 // 95% interval, the Mann-Whitney p-value and the verdict, then the Regressed condition.
 func WriteComparison(w io.Writer, run *benchv1.BenchmarkRun) error {
+	w = textsafe.NewWriter(w) // names and messages are the tenant's and the target's text
 	ref := run.Status.Baseline
 	if summary := compare.Summary(run); ref == nil {
 		if summary != "" {

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/textsafe"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
@@ -156,6 +157,7 @@ func searchRows(run *benchv1.BenchmarkRun) []searchRow {
 // bound, confidence, the repetitions that confirmed it, the lowest failing rate, the cost
 // per million requests at capacity, the steps taken, and why.
 func WriteSearch(w io.Writer, run *benchv1.BenchmarkRun) error {
+	w = textsafe.NewWriter(w) // names and messages are the tenant's and the target's text
 	rows := searchRows(run)
 	if len(rows) == 0 {
 		return nil

@@ -108,3 +108,18 @@ func TestUnmeasuredRowPrintsNoFigures(t *testing.T) {
 		t.Errorf("headline %q should name the measured row only", h)
 	}
 }
+
+// Trial messages and names are text a tenant or a target chose: an escape sequence in
+// them is printed as an escape, never sent to the terminal.
+func TestTableEscapesControlSequences(t *testing.T) {
+	run := &benchv1.BenchmarkRun{}
+	run.Status.Trials = []benchv1.Trial{{Name: "go.ping.100.r1", Target: "go", Scenario: "ping", Phase: benchv1.TrialFailed,
+		Message: "the target said \x1b]0;pwned\x07\x1b[2J\u009b31m"}}
+	var out strings.Builder
+	if err := WriteTable(&out, run); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07\u009b") || !strings.Contains(out.String(), `\x1b]0;pwned\x07\x1b[2J\u009b31m`) {
+		t.Errorf("table: %q: want the control characters escaped", out.String())
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/textsafe"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
 
@@ -15,6 +16,7 @@ import (
 // why a row cannot be trusted when it cannot. P50..MAX are the latency of record (SRC says
 // whose: the wire or k6); k6's own p50/p99 and the generator floor stand beside them.
 func WriteTable(w io.Writer, run *benchv1.BenchmarkRun) error {
+	w = textsafe.NewWriter(w) // names and messages are the tenant's and the target's text
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tN\tRPS\tSRC\tP50\tP90\tP99\tP99.9\tMAX\tK6 P50\tK6 P99\tFLOOR P99\tERRORS\tCPU\tMEMORY\tVALID")
 	noise := false
