@@ -25,7 +25,7 @@ import (
 // Alert defaults.
 const (
 	DefaultMinRuns = 3
-	DefaultFDR     = 0.001
+	DefaultFDR     = 0.0005
 )
 
 // AlertOptions tune the alert; the zero value of a field takes its default.
