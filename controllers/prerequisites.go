@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
 // dependency is a CRD the run needs from another operator.
@@ -41,6 +42,15 @@ const missingDependencyRequeue = time.Minute
 // prerequisites checks that the other operators' CRDs are served. A missing one is a
 // condition naming it and a slow requeue, never an error (no crash loop, no backoff storm).
 func (r *BenchmarkRunReconciler) prerequisites(_ context.Context, s *scope) (ctrl.Result, error) {
+	// What the CRD accepts but reaches beyond the run (a volume that never binds holds the
+	// node pools; a path that is a database route to the target) is refused here, before
+	// the pools are locked. Only before the start: a running run is not failed by an
+	// upgrade's new bound.
+	if s.run.Status.StartedAt == nil {
+		if errs := specs.CheckSpec(&s.run.Spec); len(errs) > 0 {
+			return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonInvalidSpec, "the spec is refused: "+errs.ToAggregate().Error())
+		}
+	}
 	var missing []string
 	for _, d := range dependencies {
 		if !d.needed(s) {

@@ -35,6 +35,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/config/crd"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
 // Validator validates BenchmarkRun documents against the embedded CRD.
@@ -166,7 +167,7 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 	if err := json.Unmarshal(defaulted, run); err != nil {
 		return fail(field.Invalid(field.NewPath(""), "", "decoding the defaulted object: "+err.Error()))
 	}
-	if errs := plan.CheckResources(&run.Spec); len(errs) > 0 {
+	if errs := append(plan.CheckResources(&run.Spec), specs.CheckSpec(&run.Spec)...); len(errs) > 0 {
 		return Document{Meta: name, Errors: errs}
 	}
 	return Document{Meta: name, Run: run}
