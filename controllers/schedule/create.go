@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/compare"
 )
 
 // Starting a run: the chosen trigger's run made from the template, or its skip under Forbid.
@@ -80,7 +81,8 @@ func (r *BenchmarkScheduleReconciler) create(ctx context.Context, s *benchv1.Ben
 }
 
 // newScheduledRun is the template's run for time at: labelled with the schedule, its spec
-// the template's with spec.baseline.run the last good run (none without one).
+// the template's with spec.baseline.run the last good run (none without one, or when the
+// template runs too few repetitions for a verdict).
 func newScheduledRun(s *benchv1.BenchmarkSchedule, at time.Time, baseline string) *benchv1.BenchmarkRun {
 	t := s.Spec.Template
 	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{
@@ -98,8 +100,16 @@ func newScheduledRun(s *benchv1.BenchmarkSchedule, at time.Time, baseline string
 	run.Labels[benchv1.LabelSchedule] = s.Name
 	run.Annotations[benchv1.AnnotationScheduledAt] = at.UTC().Format(time.RFC3339)
 	t.Spec.DeepCopyInto(&run.Spec)
+	reps := run.Spec.Load.Repetitions
+	if reps == 0 {
+		reps = 3 // the schema's default
+	}
 	switch {
-	case baseline == "":
+	case baseline == "" && run.Spec.Baseline != nil && pairs(run):
+		run.Spec.Baseline.Run = "" // the template's metric still judges its same-run pairs
+	case baseline == "" || reps < compare.MinRepetitions:
+		// Under 4 repetitions no row could reach a verdict (the API server would refuse the
+		// comparison): the history's change points judge such a schedule's runs.
 		run.Spec.Baseline = nil
 	case run.Spec.Baseline == nil:
 		run.Spec.Baseline = &benchv1.Baseline{Run: baseline}
@@ -107,4 +117,14 @@ func newScheduledRun(s *benchv1.BenchmarkSchedule, at time.Time, baseline string
 		run.Spec.Baseline.Run = baseline
 	}
 	return run
+}
+
+// pairs: the template judges a target against another of the same run.
+func pairs(run *benchv1.BenchmarkRun) bool {
+	for _, t := range run.Spec.Targets {
+		if t.BaselineTarget != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -67,11 +67,12 @@ func (l *lab) fullTier(t *testing.T) {
 				"Unschedulable", "node affinity/selector")
 		})
 		// One after the other: each holds a target and a runner's CPU beside the seeds.
-		t.Run("drills: a run deleted, a runner killed, a schedule slowed", func(t *testing.T) {
+		t.Run("drills: a run deleted, a runner killed, a schedule slowed, a same-run pair", func(t *testing.T) {
 			t.Parallel()
 			t.Run("run deleted", l.testDeleteMidTrial)
 			t.Run("runner killed", l.testRunnerKilled)
 			t.Run("a schedule's change point", l.testScheduleChangePoint)
+			t.Run("a same-run pair judged through the operators", l.testSameRunPair)
 		})
 		t.Run("drill: the database's primary deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDatabaseLostMidTrial(t) })
 		t.Run("drill: a TestRun whose starter cannot be scheduled", func(t *testing.T) { t.Parallel(); l.testStarterUnschedulable(t) })

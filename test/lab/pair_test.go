@@ -1,0 +1,75 @@
+//go:build lab && labfull
+
+package lab
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// testSameRunPair: two go-nethttp targets on the one node, v2 judged against v1 within the
+// run (spec.targets[].baselineTarget), v2 burning 1 ms more CPU per request: through the real
+// operators, v2's row is Slower, `kubectl get br -o wide` shows the verdict, status records
+// the node the pair ran on, and `gauntlet wait` exits 3 (Regressed).
+func (l *lab) testSameRunPair(t *testing.T) {
+	name := "same-run-pair"
+	ns := l.restrictedNamespace(t, name)
+	c := ctx(t, 15*time.Minute)
+	doc := drillDoc(t, name, "name: v1, preset: go-nethttp", "ping", "  baseline: {minEffect: \"0.1\"}\n")
+	spec := doc.Object["spec"].(map[string]any)
+	res := map[string]any{"cpu": "100m", "memory": "64Mi"}
+	spec["targets"] = []any{
+		map[string]any{"name": "v1", "preset": "go-nethttp", "resources": res},
+		map[string]any{"name": "v2", "preset": "go-nethttp", "resources": res, "baselineTarget": "v1",
+			"env": []any{map[string]any{"name": "EXTRA_CPU_MICROS", "value": "1000"}}},
+	}
+	load := spec["load"].(map[string]any)
+	load["duration"], load["repetitions"] = "10s", int64(4)
+	l.keepApplied(t, doc)
+	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(c, doc, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create BenchmarkRun: %v", err)
+	}
+	var run *benchv1.BenchmarkRun
+	err := wait.PollUntilContextTimeout(c, 3*time.Second, 14*time.Minute, true, func(c context.Context) (bool, error) {
+		got, err := l.getRun(c, ns, name)
+		if err == nil {
+			run = got
+		}
+		return err == nil && (run.Status.Phase == benchv1.PhaseFailed || run.Status.Phase == benchv1.PhaseSucceeded), nil
+	})
+	if err != nil || run.Status.Phase != benchv1.PhaseSucceeded {
+		t.Fatalf("phase %v (%v), want Succeeded", run, err)
+	}
+	for _, r := range run.Status.Results {
+		if r.Target == "v2" && (r.Baseline == nil || r.Baseline.Verdict != benchv1.VerdictSlower || r.Baseline.BaselineTarget != "v1") {
+			t.Errorf("v2 against v1: %+v", r.Baseline)
+		}
+	}
+	if e := run.Status.Environment; e == nil || len(e.Nodes) == 0 || e.Nodes[0].Kernel == "" || len(e.Images) != 2 {
+		t.Errorf("status.environment %+v", e)
+	}
+	wide := l.command(t, l.kubectl(), "-n", ns, "get", "br", name, "-o", "wide")
+	if !strings.Contains(wide, "VERDICT") || !strings.Contains(wide, "v2/ping@50 vs v1: Slower +") {
+		t.Errorf("kubectl get br -o wide:\n%s", wide)
+	}
+	t.Logf("%s\norder seed %d; environment %+v", wide, run.Status.OrderSeed, run.Status.Environment.Nodes)
+	bin := filepath.Join(t.TempDir(), "gauntlet")
+	l.command(t, "go", "build", "-o", bin, "./cmd/gauntlet")
+	cmd := exec.Command(bin, "wait", name, "-n", ns, "--timeout", "1m")
+	cmd.Dir = l.root
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(l.root, ".cache/lab/admin.kubeconfig"))
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
+		t.Errorf("gauntlet wait: exit status %d, want 3 (Regressed):\n%s", code, out)
+	}
+}
