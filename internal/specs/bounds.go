@@ -6,7 +6,9 @@ import (
 	"path"
 	"strings"
 
+	"github.com/distribution/reference"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -22,7 +24,8 @@ var (
 )
 
 // CheckSpec lists, with their field paths, what the CRD accepts but a run must not do:
-// database storage out of bounds, and request paths that reach another route than they
+// database storage out of bounds, image names no runtime can pull, node selectors that
+// are not labels, and request paths that reach another route than they
 // read as (a dot segment, an empty segment or a percent-encoded character the target
 // decodes: "/./api/db/ping" and "/api/%64b/ping" are "/api/db/ping" to its router, past
 // the rule that such paths need spec.database).
@@ -33,6 +36,30 @@ func CheckSpec(spec *benchv1.BenchmarkRunSpec) field.ErrorList {
 			errs = append(errs, field.Invalid(field.NewPath("spec", "database", "storage"), q.String(),
 				fmt.Sprintf("must be at least %s and at most %s", MinDatabaseStorage.String(), MaxDatabaseStorage.String())))
 		}
+	}
+	// An image the container runtime cannot parse fails only the run's own pods, but
+	// later and less clearly; an option-like name ("--privileged") never reaches a shell,
+	// and is refused with the others.
+	image := func(p *field.Path, v string) {
+		if v == "" {
+			return
+		}
+		if _, err := reference.ParseNormalizedNamed(v); err != nil || strings.HasPrefix(v, "-") {
+			why := "not an image reference"
+			if err != nil {
+				why += ": " + err.Error()
+			}
+			errs = append(errs, field.Invalid(p, v, why))
+		}
+	}
+	for i, t := range spec.Targets {
+		image(field.NewPath("spec", "targets").Index(i).Child("image"), t.Image)
+	}
+	image(field.NewPath("spec", "loadGenerator", "image"), spec.LoadGenerator.Image)
+	// Node selectors go into the run's pods: refused here rather than when a Deployment
+	// is created, after the run has taken the node-pool lock under that selector.
+	for i, np := range spec.NodePools {
+		errs = append(errs, metav1validation.ValidateLabels(np.NodeSelector, field.NewPath("spec", "nodePools").Index(i).Child("nodeSelector"))...)
 	}
 	for i, s := range spec.Scenarios {
 		for j, r := range s.Requests {
