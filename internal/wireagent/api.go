@@ -13,14 +13,17 @@ const DefaultPort = 9477
 // TokenKey is the key of the token in the Secret the operator creates and the agent mounts.
 const TokenKey = "token"
 
-// Limits: captures running at once, a capture's longest life (it stops itself then), and
-// how many finished captures are kept for the operator to read, in number and in bytes
+// Limits: captures running at once, a capture's longest life (it stops itself then: the
+// longest trial the spec allows, a 1h warmup and a 6h window, with its start and finish
+// timeouts; the operator stops every capture when its trial ends, however it ends, and a
+// capture's memory is bounded whatever its length), and how many finished captures are
+// kept for the operator to read, in number and in bytes
 // (the oldest go first; the newest is always kept). A result's size is the target's to
 // choose up to wire.MaxBuckets buckets (about 33 KiB), so 4 MiB keeps at least 120 of
 // the largest and all 256 of ordinary ones.
 const (
 	MaxRunning  = 16
-	MaxSeconds  = 3600
+	MaxSeconds  = 8 * 3600
 	KeepResults = 256
 	KeepBytes   = 4 << 20
 )

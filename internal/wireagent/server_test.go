@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
 )
@@ -186,3 +187,14 @@ func TestAgentStopsByPrefix(t *testing.T) {
 type stopFunc func() (wire.EndpointResult, error)
 
 func (f stopFunc) Stop() (wire.EndpointResult, error) { return f() }
+
+// The longest trial the spec allows (1h warmup, 6h window, and the operator's start and
+// finish timeouts) fits in one capture's life: it used to stop itself after an hour, and
+// no trial longer than about 45 minutes had wire figures.
+func TestAgentTakesTheLongestTrial(t *testing.T) {
+	agent, c := newAgent(t, func(wire.Endpoint) (Running, error) { return canned{}, nil })
+	q := StartRequest{ID: "uid/tr/pod", PodIP: "10.0.0.1", Port: 80, Seconds: int((7*time.Hour + 20*time.Minute) / time.Second)}
+	if err := c.Start(context.Background(), agent.URL, q); err != nil {
+		t.Errorf("a 7h20m capture: %v", err)
+	}
+}
