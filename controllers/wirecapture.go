@@ -250,7 +250,8 @@ func (r *BenchmarkRunReconciler) startWire(ctx context.Context, run *benchv1.Ben
 	for _, p := range pods {
 		base, aerr := r.agentOn(ctx, p.Spec.NodeName)
 		if aerr == nil && base != "" {
-			aerr = r.Wire.Client.Start(ctx, base, wireagent.StartRequest{ID: captureID(run, t, p.Name), PodIP: p.Status.PodIP, Port: port, Seconds: seconds})
+			aerr = r.Wire.Client.Start(ctx, base, wireagent.StartRequest{ID: captureID(run, t, p.Name), PodIP: p.Status.PodIP, Port: port, Seconds: seconds,
+				Tenant: run.Namespace})
 		}
 		if aerr != nil {
 			err = aerr

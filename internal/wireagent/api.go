@@ -22,10 +22,13 @@ const TokenKey = "token"
 // choose up to wire.MaxBuckets buckets (about 33 KiB), so 4 MiB keeps at least 120 of
 // the largest and all 256 of ordinary ones.
 const (
-	MaxRunning  = 16
-	MaxSeconds  = 8 * 3600
-	KeepResults = 256
-	KeepBytes   = 4 << 20
+	MaxRunning = 16
+	// MaxPerTenant bounds one tenant's (namespace's) running captures on a node, so that
+	// one tenant's many concurrent runs cannot take every slot from the others.
+	MaxPerTenant = 4
+	MaxSeconds   = 8 * 3600
+	KeepResults  = 256
+	KeepBytes    = 4 << 20
 )
 
 // StartRequest asks for a capture of one pod's endpoint. ID names it (the operator uses
@@ -36,6 +39,9 @@ type StartRequest struct {
 	Port  int    `json:"port"`
 	// Seconds is how long the capture may run before it stops itself (at most MaxSeconds).
 	Seconds int `json:"seconds"`
+	// Tenant is the run's namespace: at most MaxPerTenant of a tenant's captures run at
+	// once. Empty is a tenant of its own.
+	Tenant string `json:"tenant,omitempty"`
 }
 
 // Capture states.

@@ -41,8 +41,9 @@ type Server struct {
 }
 
 type entry struct {
-	run   Running
-	timer *time.Timer
+	run    Running
+	timer  *time.Timer
+	tenant string
 }
 
 // Handler serves POST /v1/captures (start), POST /v1/captures/{id}/stop,
@@ -100,6 +101,9 @@ func validate(q StartRequest) (wire.Endpoint, error) {
 	if q.Seconds <= 0 || q.Seconds > MaxSeconds {
 		return wire.Endpoint{}, fmt.Errorf("seconds %d: want 1 to %d", q.Seconds, MaxSeconds)
 	}
+	if len(q.Tenant) > 63 {
+		return wire.Endpoint{}, errors.New("tenant: want at most 63 characters")
+	}
 	return wire.Endpoint{Addr: addr, Port: uint16(q.Port)}, nil
 }
 
@@ -129,12 +133,23 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("%d captures already running", MaxRunning), http.StatusTooManyRequests)
 		return
 	}
+	mine := 0
+	for _, e := range s.running {
+		if e.tenant == q.Tenant {
+			mine++
+		}
+	}
+	if mine >= MaxPerTenant {
+		http.Error(w, fmt.Sprintf("tenant %q already has %d captures running on this node (at most %d of %d)", q.Tenant, mine, MaxPerTenant, MaxRunning),
+			http.StatusTooManyRequests)
+		return
+	}
 	run, err := s.Capture(ep)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	e := &entry{run: run}
+	e := &entry{run: run, tenant: q.Tenant}
 	e.timer = time.AfterFunc(time.Duration(q.Seconds)*time.Second, func() { s.finish(q.ID) })
 	s.running[q.ID] = e
 	writeJSON(w, http.StatusCreated, Figures{ID: q.ID, State: StateRunning})

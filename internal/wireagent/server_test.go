@@ -178,7 +178,7 @@ func TestAgentStopsByPrefix(t *testing.T) {
 	}
 	// Slots are free again: 16 new captures start.
 	for i := range MaxRunning - 1 {
-		if err := c.Start(ctx, agent.URL, StartRequest{ID: fmt.Sprintf("uid-2/tr/%d", i), PodIP: "10.0.0.9", Port: 80, Seconds: 60}); err != nil {
+		if err := c.Start(ctx, agent.URL, StartRequest{ID: fmt.Sprintf("uid-2/tr/%d", i), PodIP: "10.0.0.9", Port: 80, Seconds: 60, Tenant: fmt.Sprint("t", i)}); err != nil {
 			t.Fatalf("capture %d after the stop: %v", i, err)
 		}
 	}
@@ -196,5 +196,33 @@ func TestAgentTakesTheLongestTrial(t *testing.T) {
 	q := StartRequest{ID: "uid/tr/pod", PodIP: "10.0.0.1", Port: 80, Seconds: int((7*time.Hour + 20*time.Minute) / time.Second)}
 	if err := c.Start(context.Background(), agent.URL, q); err != nil {
 		t.Errorf("a 7h20m capture: %v", err)
+	}
+}
+
+// One tenant's many concurrent runs cannot take every capture slot of a node: beyond
+// MaxPerTenant its captures are refused, and another tenant's still start.
+func TestAgentSharesSlotsAcrossTenants(t *testing.T) {
+	agent, c := newAgent(t, func(wire.Endpoint) (Running, error) { return canned{}, nil })
+	ctx := context.Background()
+	start := func(tenant string, i int) error {
+		return c.Start(ctx, agent.URL, StartRequest{ID: fmt.Sprintf("%s-uid/tr-%d/pod", tenant, i), PodIP: "10.0.0.1", Port: 80, Seconds: 60, Tenant: tenant})
+	}
+	for i := range MaxPerTenant {
+		if err := start("greedy", i); err != nil {
+			t.Fatalf("greedy capture %d: %v", i, err)
+		}
+	}
+	if err := start("greedy", MaxPerTenant); err == nil || !strings.Contains(err.Error(), "429") {
+		t.Errorf("greedy capture %d: %v, want 429", MaxPerTenant, err)
+	}
+	if err := start("other", 0); err != nil {
+		t.Errorf("another tenant's capture: %v", err)
+	}
+	// A stopped capture gives its tenant's slot back.
+	if _, err := c.Stop(ctx, agent.URL, "greedy-uid/tr-0/pod"); err != nil {
+		t.Fatal(err)
+	}
+	if err := start("greedy", MaxPerTenant+1); err != nil {
+		t.Errorf("after a stop: %v", err)
 	}
 }
