@@ -91,10 +91,11 @@ func TrialRow(spec *benchv1.BenchmarkRunSpec, t benchv1.Trial) benchv1.ResultRow
 	return row(spec, RowKey{t.Target, t.Scenario, t.LoadPoint}, []benchv1.Trial{t}, nil)
 }
 
-// Aggregate groups the succeeded trials by target, scenario and load point, in plan order,
-// and summarizes each figure over the repetitions.
+// Aggregate groups the succeeded trials by target, scenario and load point, in plan order
+// with the spec's order of targets, and summarizes each figure over the repetitions.
 func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
 	order, groups := Group(trials)
+	order = specOrder(spec, order)
 	fl := floors(trials)
 	rows := make([]benchv1.ResultRow, 0, len(order))
 	for _, k := range order {
