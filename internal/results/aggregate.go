@@ -9,9 +9,15 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
 
-// Validity flags of a result row.
+// Validity flags of a result row. Two say the load generator got in the way, in different
+// ways: GeneratorBound, k6 was busy enough to inflate its own timings (its latencies are
+// partly k6's; its rate and the wire's latencies are still the target's); GeneratorLimited,
+// k6 limited the achieved rate of a closed model (the rate is a lower bound on the
+// target's). Before GeneratorLimited existed, a closed-model GeneratorBound row also meant
+// the second: a status written then says nothing of its rate either way.
 const (
 	FlagGeneratorBound    = "GeneratorBound"
+	FlagGeneratorLimited  = "GeneratorLimited"
 	FlagDroppedIterations = "DroppedIterations"
 	FlagRateShortfall     = "RateShortfall"
 	FlagErrorsAboveSLO    = "ErrorsAboveSLO"
@@ -31,9 +37,28 @@ func GeneratorBound(m benchv1.Measurement) bool {
 	return m.GeneratorCPULimitMillicores > 0 && m.GeneratorCPUMillicores*100 > m.GeneratorCPULimitMillicores*GeneratorBoundPercent
 }
 
+// GeneratorAtLimitPercent: a k6 using this share of its CPU or more is at its limit; it
+// cannot send faster, so in a closed model it, not the target, set the rate.
+const GeneratorAtLimitPercent = 90
+
+// GeneratorCeilingPercent: a closed-model row whose rate, in any repetition, is above this
+// share of the rate k6 reached against the null responder at the same scenario and
+// connections (the calibration trial: k6's own ceiling) is GeneratorLimited. At or under
+// it, each request took the target at least twice what a whole round trip through k6 and
+// the null responder took, so the target's time, not k6's, set the rate. The last recorded
+// runs (hack/reproductions/testdata/last-run) split clearly: rows limited by the target's
+// core sat at 6-32% of the ceiling with k6 under half its CPU.
+const GeneratorCeilingPercent = 50
+
+// GeneratorAtLimit is true when the busiest generator used GeneratorAtLimitPercent of its
+// CPU or more (false with no known limit).
+func GeneratorAtLimit(m benchv1.Measurement) bool {
+	return m.GeneratorCPULimitMillicores > 0 && m.GeneratorCPUMillicores*100 >= m.GeneratorCPULimitMillicores*GeneratorAtLimitPercent
+}
+
 // ValidityFlags is every flag a row can carry: the bounded set the operator's metrics
 // export as label values.
-var ValidityFlags = []string{FlagGeneratorBound, FlagDroppedIterations, FlagRateShortfall, FlagErrorsAboveSLO,
+var ValidityFlags = []string{FlagGeneratorBound, FlagGeneratorLimited, FlagDroppedIterations, FlagRateShortfall, FlagErrorsAboveSLO,
 	FlagFailedRepetitions, FlagGeneratorNoise, FlagSharedCores, FlagMostlyFailed}
 
 // Flags says why one trial's figures cannot be trusted as the target's; empty means valid.
@@ -88,7 +113,7 @@ func MakesRow(t benchv1.Trial) bool { return !t.Calibration && !t.Short }
 // TrialRow is one trial judged as a row of its own: its flags, validity and SLO verdict,
 // exactly as a row of that trial alone would have them (a capacity search's step).
 func TrialRow(spec *benchv1.BenchmarkRunSpec, t benchv1.Trial) benchv1.ResultRow {
-	return row(spec, RowKey{t.Target, t.Scenario, t.LoadPoint}, []benchv1.Trial{t}, nil)
+	return row(spec, RowKey{t.Target, t.Scenario, t.LoadPoint}, []benchv1.Trial{t}, nil, 0)
 }
 
 // Aggregate groups the succeeded trials by target, scenario and load point, in plan order
@@ -96,15 +121,16 @@ func TrialRow(spec *benchv1.BenchmarkRunSpec, t benchv1.Trial) benchv1.ResultRow
 func Aggregate(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) []benchv1.ResultRow {
 	order, groups := Group(trials)
 	order = specOrder(spec, order)
-	fl := floors(trials)
+	fl, ceilings := floors(trials), ceilings(trials)
 	rows := make([]benchv1.ResultRow, 0, len(order))
 	for _, k := range order {
-		rows = append(rows, row(spec, k, groups[k], fl[floorKey{k.Scenario, k.Point}]))
+		fk := floorKey{k.Scenario, k.Point}
+		rows = append(rows, row(spec, k, groups[k], fl[fk], ceilings[fk]))
 	}
 	return rows
 }
 
-func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor *benchv1.GeneratorFloor) benchv1.ResultRow {
+func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor *benchv1.GeneratorFloor, ceilingMilliRPS int64) benchv1.ResultRow {
 	var ms []benchv1.Measurement
 	flagSet := map[string]bool{}
 	var flags, notes []string
@@ -147,13 +173,14 @@ func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor
 		notes = append(notes, n)
 	}
 	// A busy k6 inflates its own timings; when the wire is the record they are not the
-	// row's figures, and in an open model a generator that fell behind still shows as
-	// dropped iterations or a rate shortfall. In a closed model nothing else shows it: the
-	// throughput is then k6's, whatever the wire says of each request.
-	if busy && r.LatencySource == benchv1.LatencyWire && spec.Load.Model != benchv1.LoadModelClosed {
+	// row's figures, so it is noted, not flagged.
+	if busy && r.LatencySource == benchv1.LatencyWire {
 		notes = append(notes, fmt.Sprintf("k6 used over %d%% of its CPU: its own timings are inflated; the wire figures are the record", GeneratorBoundPercent))
 	} else if busy {
 		addFlag(FlagGeneratorBound)
+	}
+	if spec.Load.Model == benchv1.LoadModelClosed {
+		limited(ms, busy, ceilingMilliRPS, r.AchievedMilliRPS, addFlag, func(n string) { notes = append(notes, n) })
 	}
 	r.Flags, r.Valid = flags, len(flags) == 0 && len(ms) > 0
 	if hasAny(ms, func(m benchv1.Measurement) bool { return m.CPUMillicores > 0 }) {
@@ -171,6 +198,34 @@ func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor
 	}
 	r.Message = strings.Join(notes, "; ")
 	return r
+}
+
+// limited judges whether k6 set a closed model's rate (an open model's generator that fell
+// behind shows as dropped iterations or a rate shortfall instead): k6 at its CPU limit in
+// any repetition, or a rate near k6's own ceiling against the null responder. Without a
+// calibration trial there is no ceiling to judge against, and a busy k6 might have set the
+// rate: flagged, as a row with nothing to clear it.
+func limited(ms []benchv1.Measurement, busy bool, ceilingMilliRPS int64, rate benchv1.Stat, addFlag, note func(string)) {
+	for _, m := range ms {
+		if GeneratorAtLimit(m) {
+			addFlag(FlagGeneratorLimited)
+			note(fmt.Sprintf("k6 used %d%% of its CPU: it set the rate, which is a lower bound on the target's",
+				m.GeneratorCPUMillicores*100/m.GeneratorCPULimitMillicores))
+			return
+		}
+	}
+	switch {
+	case ceilingMilliRPS > 0 && rate.Max*100 > ceilingMilliRPS*GeneratorCeilingPercent:
+		addFlag(FlagGeneratorLimited)
+		note(fmt.Sprintf("the rate reached %d%% of k6's own against the null responder (%s req/s): k6 may have set it, so it is a lower bound on the target's",
+			rate.Max*100/ceilingMilliRPS, strconv.FormatInt(ceilingMilliRPS/1000, 10)))
+	case busy && ceilingMilliRPS <= 0:
+		addFlag(FlagGeneratorLimited)
+		note(fmt.Sprintf("k6 used over %d%% of its CPU and no calibration trial gives its own ceiling: the rate is a lower bound on the target's", GeneratorBoundPercent))
+	case busy:
+		note(fmt.Sprintf("the rate stayed at or under %d%% of k6's own against the null responder (%s req/s): the target set it",
+			GeneratorCeilingPercent, strconv.FormatInt(ceilingMilliRPS/1000, 10)))
+	}
 }
 
 func over(ms []benchv1.Measurement, f func(benchv1.Measurement) int64) benchv1.Stat {

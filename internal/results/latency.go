@@ -132,6 +132,23 @@ func floors(trials []benchv1.Trial) map[floorKey]*benchv1.GeneratorFloor {
 	return out
 }
 
+// ceilings are k6's own closed-model rates: the median achieved rate of the succeeded
+// calibration trials (the same plan against the null responder), by scenario and load point.
+func ceilings(trials []benchv1.Trial) map[floorKey]int64 {
+	byKey := map[floorKey][]benchv1.Measurement{}
+	for _, t := range trials {
+		if t.Calibration && t.Phase == benchv1.TrialSucceeded && t.Result != nil {
+			k := floorKey{t.Scenario, t.LoadPoint}
+			byKey[k] = append(byKey[k], *t.Result)
+		}
+	}
+	out := map[floorKey]int64{}
+	for k, ms := range byKey {
+		out[k] = over(ms, func(m benchv1.Measurement) int64 { return m.AchievedMilliRPS }).Median
+	}
+	return out
+}
+
 // latencyOfRecord sets the row's wire figures, latency source and generator floor, and
 // judges generator noise: with wire figures the row stands (k6's noise is noted, not
 // flagged); without them, k6's p99 is the record and noise makes the row invalid.

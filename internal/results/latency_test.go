@@ -149,11 +149,10 @@ func TestRunnerBesideTargetIsNoted(t *testing.T) {
 	}
 }
 
-// A busy k6 with the wire as the record: in an open model a note (a generator that fell
-// behind shows as dropped iterations or a shortfall); in a closed model GeneratorBound, since
-// the throughput is then k6's and nothing else says so.
+// A busy k6 with the wire as the record: its timings are not the row's, so it is noted, not
+// flagged, in either model; only a k6 at its CPU limit in a closed model set the rate.
 func TestBusyGeneratorWithWireRecord(t *testing.T) {
-	busy := []benchv1.Trial{withWire(measured(1, 1000000, 1500, 1800, 0, 0), 90, 900)} // 1800m of a 2000m limit
+	busy := []benchv1.Trial{withWire(measured(1, 1000000, 1500, 1000, 0, 0), 90, 900)} // 1000m of a 2000m limit
 	open := Aggregate(runSpec(), busy)[0]
 	if !open.Valid || slices.Contains(open.Flags, FlagGeneratorBound) || !strings.Contains(open.Message, "wire figures are the record") {
 		t.Errorf("open model: valid %v flags %v message %q", open.Valid, open.Flags, open.Message)
@@ -161,9 +160,72 @@ func TestBusyGeneratorWithWireRecord(t *testing.T) {
 	closed := runSpec()
 	closed.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{1000}}
 	busy[0].LoadPoint = 1000
-	r := Aggregate(closed, busy)[0]
-	if r.Valid || !slices.Contains(r.Flags, FlagGeneratorBound) || r.LatencySource != benchv1.LatencyWire {
-		t.Errorf("closed model: valid %v flags %v source %s; want GeneratorBound with the wire still the record", r.Valid, r.Flags, r.LatencySource)
+	atLimit := withWire(measured(1, 1000000, 1500, 1800, 0, 0), 90, 900) // 1800m of 2000m: 90%
+	r := Aggregate(closed, []benchv1.Trial{atLimit})[0]
+	if r.Valid || !slices.Equal(r.Flags, []string{FlagGeneratorLimited}) || r.LatencySource != benchv1.LatencyWire ||
+		!strings.Contains(r.Message, "k6 used 90% of its CPU: it set the rate") {
+		t.Errorf("closed model, k6 at its limit: valid %v flags %v source %s message %q; want GeneratorLimited with the wire still the record",
+			r.Valid, r.Flags, r.LatencySource, r.Message)
+	}
+}
+
+// ceilingTrial is k6 against the null responder at 1000 connections: its own ceiling.
+func ceilingTrial(milliRPS int64) benchv1.Trial {
+	t := floorTrial(300)
+	t.Result.AchievedMilliRPS = milliRPS
+	return t
+}
+
+// In a closed model the rate is the target's unless k6 set it: a busy k6 (timings inflated)
+// far under its own ceiling against the null responder leaves the rate to the target, and
+// with the wire as the record the row is valid; near the ceiling, or with no ceiling to
+// judge against, the rate is flagged GeneratorLimited.
+func TestClosedModelRateLimitedByTargetOrGenerator(t *testing.T) {
+	closed := runSpec()
+	closed.Load = benchv1.Load{Model: benchv1.LoadModelClosed, Connections: []int32{1000}}
+	closed.SLO = nil
+	// k6 at 40% of its CPU, the target at 1,000 req/s against k6's 10,000 alone: seed 001's
+	// /db/ping rows in the last recorded run (6-32% of the ceiling, k6 under half its CPU).
+	target := func(milliRPS int64) []benchv1.Trial {
+		var ts []benchv1.Trial
+		for rep := int32(1); rep <= 3; rep++ {
+			ts = append(ts, withWire(measured(rep, milliRPS+int64(rep)*1000, 5000, 800, 0, 0), 900, 4000))
+		}
+		return ts
+	}
+	r := Aggregate(closed, append(target(1_000_000), ceilingTrial(10_000_000)))[0]
+	if !r.Valid || len(r.Flags) != 0 || r.AchievedMilliRPS.Median != 1_002_000 ||
+		!strings.Contains(r.Message, "the rate stayed at or under 50% of k6's own against the null responder (10000 req/s): the target set it") ||
+		!strings.Contains(r.Message, "wire figures are the record") {
+		t.Errorf("target-limited, wire: valid %v flags %v rate %+v message %q; want a valid row, its rate the target's", r.Valid, r.Flags, r.AchievedMilliRPS, r.Message)
+	}
+	// The same without a wire capture: k6's timings are the record and inflated (invalid for
+	// latency), but the rate is still the target's: not GeneratorLimited.
+	var noWire []benchv1.Trial
+	for _, tr := range target(1_000_000) {
+		m := *tr.Result
+		m.Wire = nil
+		tr.Result = &m
+		noWire = append(noWire, tr)
+	}
+	r = Aggregate(closed, append(noWire, ceilingTrial(10_000_000)))[0]
+	if !slices.Equal(r.Flags, []string{FlagGeneratorBound}) {
+		t.Errorf("target-limited, k6's timings: flags %v; want GeneratorBound alone (timings), the rate the target's", r.Flags)
+	}
+	// Near the ceiling in one repetition: 6,003 of 10,000 req/s.
+	r = Aggregate(closed, append(target(6_000_000), ceilingTrial(10_000_000)))[0]
+	if r.Valid || !slices.Equal(r.Flags, []string{FlagGeneratorLimited}) || !strings.Contains(r.Message, "reached 60% of k6's own") {
+		t.Errorf("generator-limited: valid %v flags %v message %q; want GeneratorLimited", r.Valid, r.Flags, r.Message)
+	}
+	// No calibration trial: a busy k6 might have set the rate.
+	r = Aggregate(closed, target(1_000_000))[0]
+	if r.Valid || !slices.Equal(r.Flags, []string{FlagGeneratorLimited}) || !strings.Contains(r.Message, "no calibration trial") {
+		t.Errorf("no ceiling: valid %v flags %v message %q; want GeneratorLimited", r.Valid, r.Flags, r.Message)
+	}
+	// An open model is never GeneratorLimited: a generator behind its rate drops iterations.
+	r = Aggregate(runSpec(), []benchv1.Trial{measured(1, 1000000, 1500, 1990, 0, 0)})[0]
+	if slices.Contains(r.Flags, FlagGeneratorLimited) || !slices.Contains(r.Flags, FlagGeneratorBound) {
+		t.Errorf("open model, k6 at its limit: flags %v; want GeneratorBound, not GeneratorLimited", r.Flags)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -239,12 +240,17 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 			MaxMicros: stat, ErrorRatePPM: stat, DroppedIterations: stat, CPUMillicores: &stat, MemoryBytes: &stat,
 			CostMicroUSDPerMillion: ptr.To(big), SLO: benchv1.VerdictMissed,
 			LatencySource: benchv1.LatencyGenerator, Wire: dist, GeneratorFloor: floor,
-			Flags:   results.ValidityFlags,
+			Flags:   mostFlags,
 			Message: long, Baseline: comparison.DeepCopy(),
 		})
 	}
 	return st
 }
+
+// mostFlags are the most flags one row can carry: every one but GeneratorLimited, which
+// only a closed model's row carries, and a closed model has no DroppedIterations or
+// RateShortfall.
+var mostFlags = slices.DeleteFunc(slices.Clone(results.ValidityFlags), func(f string) bool { return f == results.FlagGeneratorLimited })
 
 // runNames are run names at the edges: short, with dots, and the longest a name may be.
 var runNames = []string{"a", "bench.v2-" + strings.Repeat("r", 40), strings.Repeat("n", 63) + "." + strings.Repeat("m", 63) + "." + strings.Repeat("k", 63) + "." + strings.Repeat("j", 61)}
