@@ -10,6 +10,8 @@ import (
 	"testing"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
 )
 
 // noisy is a seeded history of n runs around level 1000 with lognormal noise of
@@ -178,5 +180,30 @@ func TestScan(t *testing.T) {
 	}
 	if got := benjaminiHochberg([]float64{0.03, 0.0001, 0.02}, 100, 0.05); !slices.Equal(got, []bool{false, true, false}) {
 		t.Errorf("%v", got)
+	}
+}
+
+// BenchmarkAnalyzeFullHistory is the operator's analysis of a full schedule history: 60
+// runs × 32 rows × p50, p99 and CPU per request (96 series), stable noise.
+// go test ./internal/history -run '^$' -bench AnalyzeFullHistory -benchtime 3x
+func BenchmarkAnalyzeFullHistory(b *testing.B) {
+	const runs, rows = 60, 32
+	series := make([][]float64, rows*3)
+	for i := range series {
+		series[i] = noisy(uint64(i), runs, 0.05, 0.3)
+	}
+	h := make([]Run, runs)
+	for r := range h {
+		h[r] = Run{Name: fmt.Sprintf("r%03d", r), Time: epoch.Add(time.Duration(r) * time.Hour)}
+		for row := range rows {
+			h[r].Rows = append(h[r].Rows, Row{Key: Key{Target: fmt.Sprintf("t%02d", row), Scenario: "ping", LoadPoint: 200},
+				Values: map[string]float64{FigureP50: series[3*row][r], FigureP99: 3 * series[3*row+1][r], FigureCPU: series[3*row+2][r] / 10}})
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Analyze(h, Options{Detect: changepoint.Options{MinMagnitude: DefaultMinMagnitude}}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
