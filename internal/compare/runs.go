@@ -342,6 +342,21 @@ func metricIndex(m string) int {
 	return -1
 }
 
+// Sample is one row's valid repetitions of a latency percentile (metric: p50 ... p999) as a
+// comparison reads them: the wire's when every one was captured, else k6's. Tools that
+// study the test's power read their samples here.
+func Sample(run *benchv1.BenchmarkRun, k results.RowKey, metric string) []int64 {
+	_, groups := results.Group(run.Status.Trials)
+	ms, _ := valid(&run.Spec, groups[k])
+	src := benchv1.LatencyWire
+	for _, m := range ms {
+		if !results.WireComplete(m) {
+			src = benchv1.LatencyGenerator
+		}
+	}
+	return values(ms, src, max(metricIndex(metric), 0))
+}
+
 // values is one latency percentile of each measurement, from the wire or from k6.
 func values(ms []benchv1.Measurement, src benchv1.LatencySource, idx int) []int64 {
 	out := make([]int64, 0, len(ms))

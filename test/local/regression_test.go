@@ -93,26 +93,10 @@ func asRun(run *benchv1.BenchmarkRun, target, name string) *benchv1.BenchmarkRun
 	return out
 }
 
-// p50s are a run's repetitions of the metric compare judges (the wire's when every
+// p50s are a run's valid repetitions of the metric compare judges (the wire's when every
 // repetition was captured).
 func p50s(run *benchv1.BenchmarkRun) []int64 {
-	var ms []benchv1.Measurement
-	wire := true
-	for _, tr := range run.Status.Trials {
-		if !tr.Calibration && tr.Phase == benchv1.TrialSucceeded && tr.Result != nil {
-			ms = append(ms, *tr.Result)
-			wire = wire && results.WireComplete(*tr.Result)
-		}
-	}
-	out := make([]int64, 0, len(ms))
-	for _, m := range ms {
-		if wire {
-			out = append(out, m.Wire.P50Micros)
-		} else {
-			out = append(out, m.P50Micros)
-		}
-	}
-	return out
+	return compare.Sample(run, results.RowKey{Target: "go", Scenario: "primes", Point: 200}, "p50")
 }
 
 // The same target measured twice is never judged a change, and NoChange when its

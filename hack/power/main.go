@@ -1,0 +1,179 @@
+// Command power measures how well a same-run comparison tells a change from none: it runs
+// one document many times in the local mode, each run holding an A/A pair (go-nethttp against
+// itself) and A/B pairs with a known slowdown (EXTRA_CPU_MICROS µs of CPU added to every
+// request), and counts the verdicts. It also judges the old way, two separate runs: each
+// run's baseline arm against the next run's candidate arm, measured minutes apart. It prints
+// a Markdown table; docs/measurement.md quotes it with this command:
+//
+//	go run ./hack/power -runs 40 -gauntlet bin/gauntlet
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/compare"
+	"github.com/gauntlet-bench/gauntlet/internal/local"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/units"
+)
+
+// arm is one pair of the document: its baseline target, its candidate and the slowdown.
+type arm struct {
+	name      string
+	extraUS   int
+	base, can string
+}
+
+func main() {
+	var (
+		runs, reps, rate int
+		bin, root, out   string
+		warmup, duration string
+		extras           string
+		minEffect        string
+	)
+	flag.IntVar(&runs, "runs", 40, "runs of the document")
+	flag.IntVar(&reps, "reps", 6, "repetitions of every trial")
+	flag.IntVar(&rate, "rate", 400, "offered rate, req/s")
+	flag.StringVar(&bin, "gauntlet", "bin/gauntlet", "the gauntlet binary")
+	flag.StringVar(&root, "root", ".", "repository root")
+	flag.StringVar(&out, "out", "results/power", "results folder")
+	flag.StringVar(&warmup, "warmup", "1s", "warmup of each trial")
+	flag.StringVar(&duration, "duration", "2s", "measured window of each trial")
+	flag.StringVar(&extras, "extra", "0,6,3", "µs of CPU added per request for each pair's candidate (0: an A/A pair)")
+	flag.StringVar(&minEffect, "min-effect", "0.02", "spec.baseline.minEffect")
+	flag.Parse()
+
+	var arms []arm
+	for i, e := range strings.Split(extras, ",") {
+		var us int
+		if _, err := fmt.Sscan(e, &us); err != nil {
+			log.Fatalf("-extra: %q is not a number of µs", e)
+		}
+		arms = append(arms, arm{name: fmt.Sprintf("+%dµs", us), extraUS: us, base: fmt.Sprintf("a%d", i), can: fmt.Sprintf("b%d", i)})
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		log.Fatal(err)
+	}
+	doc := filepath.Join(out, "power.yaml")
+	if err := os.WriteFile(doc, []byte(document(arms, reps, rate, warmup, duration, minEffect)), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	var done []*benchv1.BenchmarkRun
+	for i := 0; i < runs; i++ {
+		dir := filepath.Join(out, fmt.Sprintf("run-%03d", i))
+		if _, err := os.Stat(filepath.Join(dir, "status.yaml")); err != nil { // resumable
+			cmd := exec.Command(bin, "run", "--local", "-f", doc, "--root", root, "--out", dir)
+			cmd.Stderr = os.Stderr
+			_ = cmd.Run() // exit 3 (a Slower pair) is an answer, not an error
+		}
+		run, _, err := local.ReadRun(dir)
+		if err != nil {
+			log.Printf("run %d: %v", i, err)
+			continue
+		}
+		done = append(done, run)
+		log.Printf("run %d: %s", i, run.Status.Verdict)
+	}
+	report(arms, done, minEffect)
+}
+
+func document(arms []arm, reps, rate int, warmup, duration, minEffect string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: gauntlet.dev/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: power}\nspec:\n  targets:\n")
+	for _, a := range arms {
+		fmt.Fprintf(&b, "  - {name: %s, preset: go-nethttp}\n", a.base)
+		fmt.Fprintf(&b, "  - {name: %s, preset: go-nethttp, baselineTarget: %s, env: [{name: EXTRA_CPU_MICROS, value: \"%d\"}]}\n", a.can, a.base, a.extraUS)
+	}
+	fmt.Fprintf(&b, "  scenarios: [{name: ping, workload: ping}]\n")
+	fmt.Fprintf(&b, "  load: {model: Open, rates: [%d], warmup: %s, duration: %s, repetitions: %d, maxVUs: 100}\n", rate, warmup, duration, reps)
+	fmt.Fprintf(&b, "  baseline: {metric: p50, minEffect: %q}\n", minEffect)
+	return b.String()
+}
+
+// p50s are a target's valid repetitions of the compared figure, as compare reads them.
+func p50s(run *benchv1.BenchmarkRun, target string) []int64 {
+	pts := plan.LoadPoints(run.Spec.Load)
+	return compare.Sample(run, results.RowKey{Target: target, Scenario: "ping", Point: pts[0]}, "p50")
+}
+
+func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect string) {
+	o, err := compare.OptionsFrom(&benchv1.Baseline{MinEffect: minEffect})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d runs, minimum effect %s, p50 of the wire\n\n", len(runs), minEffect)
+	fmt.Println("| pair | true shift (pooled) | Slower | Faster | NoChange | Inconclusive | median detects | ratio spread, same run (IQR) | ratio spread, separate runs (IQR) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, a := range arms {
+		counts := map[benchv1.RegressionVerdict]int{}
+		var same, separate []float64
+		var detects []int64
+		var poolBase, poolCan []int64
+		for i, run := range runs {
+			for _, r := range run.Status.Results {
+				if r.Target == a.can && r.Baseline != nil {
+					counts[r.Baseline.Verdict]++
+					if r.Baseline.MinDetectablePPM != nil {
+						detects = append(detects, *r.Baseline.MinDetectablePPM)
+					}
+				}
+			}
+			b, c := p50s(run, a.base), p50s(run, a.can)
+			poolBase, poolCan = append(poolBase, b...), append(poolCan, c...)
+			if len(b) > 0 && len(c) > 0 {
+				same = append(same, ratio(b, c))
+			}
+			if i+1 < len(runs) { // the old way: this run's baseline arm, the next run's candidate
+				if c2 := p50s(runs[i+1], a.can); len(b) > 0 && len(c2) > 0 {
+					separate = append(separate, ratio(b, c2))
+				}
+			}
+		}
+		pooled := compare.Judge(poolBase, poolCan, o.MinEffectPPM)
+		slices.Sort(detects)
+		md := "—"
+		if len(detects) > 0 {
+			md = units.FormatPPM(detects[len(detects)/2])
+		}
+		fmt.Printf("| %s | %s | %d | %d | %d | %d | %s | %.1f%% | %.1f%% |\n", a.name, units.FormatSignedPPM(pooled.ShiftPPM),
+			counts[benchv1.VerdictSlower], counts[benchv1.VerdictFaster], counts[benchv1.VerdictNoChange], counts[benchv1.VerdictInconclusive],
+			md, 100*iqr(same), 100*iqr(separate))
+	}
+}
+
+// ratio is the candidate's median over the baseline's, minus one.
+func ratio(base, can []int64) float64 {
+	return float64(median(can))/float64(median(base)) - 1
+}
+
+func median(v []int64) int64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// iqr is the interquartile range of v (type 7 quantiles).
+func iqr(v []float64) float64 {
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	q := func(p float64) float64 {
+		h := p * float64(len(s)-1)
+		lo := math.Floor(h)
+		return s[int(lo)] + (h-lo)*(s[min(int(lo)+1, len(s)-1)]-s[int(lo)])
+	}
+	return q(0.75) - q(0.25)
+}
