@@ -24,8 +24,8 @@ func newCompareCmd() *cobra.Command {
 		failOnRegression  bool
 	)
 	cmd := &cobra.Command{
-		Use:   "compare BASELINE RUN",
-		Short: "Judge RUN against BASELINE, row by row (results folders or status.yaml files)",
+		Use:   "compare [BASELINE] RUN",
+		Short: "Judge RUN against BASELINE, row by row, and RUN's same-run pairs (results folders or status.yaml files)",
 		Long: "compare reads two runs (a results folder or a status.yaml each: `kubectl get br NAME -o yaml`\n" +
 			"works too) and judges every result row of RUN against the same row (target, scenario, load\n" +
 			"point) of BASELINE from the repetitions of both: the Mann-Whitney U test at alpha 0.05 (at\n" +
@@ -33,16 +33,25 @@ func newCompareCmd() *cobra.Command {
 			"minimum effect. Faster/Slower: significant and at least the minimum effect; NoChange: the\n" +
 			"interval lies within ± the minimum effect, or the shift is significant but smaller;\n" +
 			"Inconclusive otherwise. The metric and minimum effect default to RUN's spec.baseline, else\n" +
-			"p50 and 0.05. It is what the operator and `run --local` record as the Regressed condition.",
-		Args: cobra.ExactArgs(2),
+			"p50 and 0.05. Rows of a target with spec.targets[].baselineTarget are judged against that\n" +
+			"target's rows of RUN itself (measured in the same rounds); with RUN alone, only those are.\n" +
+			"It is what the operator and `run --local` record as the Regressed condition.",
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			base, baseFile, err := local.ReadRun(args[0])
-			if err != nil {
-				return fmt.Errorf("BASELINE: %w", err)
+			var base *benchv1.BenchmarkRun
+			var baseFile string
+			if len(args) == 2 {
+				var err error
+				if base, baseFile, err = local.ReadRun(args[0]); err != nil {
+					return fmt.Errorf("BASELINE: %w", err)
+				}
 			}
-			run, _, err := local.ReadRun(args[1])
+			run, _, err := local.ReadRun(args[len(args)-1])
 			if err != nil {
 				return fmt.Errorf("RUN: %w", err)
+			}
+			if base == nil && !hasPairs(run) {
+				return usage(errors.New("RUN has no spec.targets[].baselineTarget to judge within it: name a BASELINE run too"))
 			}
 			b := &benchv1.Baseline{}
 			if run.Spec.Baseline != nil {
@@ -81,4 +90,14 @@ func newCompareCmd() *cobra.Command {
 	f.StringVar(&minEffect, "min-effect", "", `smallest relative shift that counts, e.g. "0.05" (default: RUN's spec.baseline.minEffect, else 0.05)`)
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit with status 3 when a row is Slower, 7 when no verdict could be reached (for CI)")
 	return cmd
+}
+
+// hasPairs: some target of run is judged against another target of the same run.
+func hasPairs(run *benchv1.BenchmarkRun) bool {
+	for _, t := range run.Spec.Targets {
+		if t.BaselineTarget != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,38 @@ func TestCompareCommand(t *testing.T) {
 		if code := exitCode(err); code != c.code {
 			t.Errorf("%v: exit status %d, want %d (%s)", c.args, code, c.code, c.code)
 		}
+	}
+}
+
+// RUN alone: its same-run pairs are judged within it, a slowdown exits 3 under
+// --fail-on-regression; a RUN with no pair needs a BASELINE.
+func TestCompareWithinARun(t *testing.T) {
+	run := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: "ab"}}
+	run.Spec = benchv1.BenchmarkRunSpec{Targets: []benchv1.Target{{Name: "v1", Preset: "go-nethttp"}, {Name: "v2", Preset: "go-nethttp", BaselineTarget: "v1"}},
+		Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}}, Load: benchv1.Load{Model: benchv1.LoadModelOpen, Rates: []int32{200}}}
+	for i, v := range []int64{500, 505, 498, 502, 501} {
+		for target, p50 := range map[string]int64{"v1": v, "v2": v * 11 / 10} {
+			run.Status.Trials = append(run.Status.Trials, benchv1.Trial{Name: fmt.Sprintf("%s.%d", target, i), Target: target, Scenario: "ping",
+				LoadPoint: 200, Repetition: int32(i + 1), Phase: benchv1.TrialSucceeded,
+				Result: &benchv1.Measurement{Requests: 2000, AchievedMilliRPS: 200_000, P50Micros: p50, P99Micros: 3 * p50}})
+		}
+	}
+	now := metav1.Now()
+	run.Status.FinishedAt = &now
+	run.Status.Results = results.Aggregate(&run.Spec, run.Status.Trials)
+	dir := filepath.Join(t.TempDir(), "ab")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteOutputs(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCompare("--fail-on-regression", dir)
+	if !errors.Is(err, errRegressed) || !strings.Contains(out, "within the run: v2 vs v1") || !strings.Contains(out, "verdict: v2/ping@200 vs v1: Slower +10.") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	_, err = runCompare(writeRun(t, "alone", 1, 2, 3, 4))
+	if err == nil || !strings.Contains(err.Error(), "baselineTarget") || exitCode(err) != outcome.Usage {
+		t.Fatalf("RUN without a pair and no BASELINE: %v", err)
 	}
 }
