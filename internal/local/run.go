@@ -229,7 +229,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	}
 	interrupted := ctx.Err() != nil
 	finish(run, interrupted, fatal, nil) // the CLI prints the outcome
-	base.apply(run, nil) // the CLI prints the verdict with the outcome
+	base.apply(run, nil)                 // the CLI prints the verdict with the outcome
 	if stopped != nil {
 		if c := meta.FindStatusCondition(run.Status.Conditions, benchv1.ConditionComplete); c != nil {
 			msg, _, _ := strings.Cut(stopped.Error(), "\n")
