@@ -23,21 +23,36 @@ import (
 //   - holds: each of Targets serves the offered rate (every repetition at least 99% of it)
 //     with no errors: open model only.
 type check struct {
-	Kind      string    `json:"kind"`
-	Doc       string    `json:"doc"`
-	Scenario  string    `json:"scenario"`
-	Metric    string    `json:"metric,omitempty"`
-	Point     int       `json:"point"` // the load point by index, lowest first; -1 is the highest
-	ToDoc     string    `json:"toDoc,omitempty"`
-	ToPoint   int       `json:"toPoint,omitempty"`
-	Up        bool      `json:"up,omitempty"`
-	A         string    `json:"a,omitempty"`
-	B         string    `json:"b,omitempty"`
-	Targets   []string  `json:"targets,omitempty"`
-	Clean     []string  `json:"clean,omitempty"`
-	Ratio     float64   `json:"ratio,omitempty"`
-	Ratios    []float64 `json:"ratios,omitempty"`
+	Kind     string    `json:"kind"`
+	Doc      string    `json:"doc"`
+	Scenario string    `json:"scenario"`
+	Metric   string    `json:"metric,omitempty"`
+	Point    int       `json:"point"` // the load point by index, lowest first; -1 is the highest
+	ToDoc    string    `json:"toDoc,omitempty"`
+	ToPoint  int       `json:"toPoint,omitempty"`
+	Up       bool      `json:"up,omitempty"`
+	A        string    `json:"a,omitempty"`
+	B        string    `json:"b,omitempty"`
+	Targets  []string  `json:"targets,omitempty"`
+	Clean    []string  `json:"clean,omitempty"`
+	Ratio    float64   `json:"ratio,omitempty"`
+	Ratios   []float64 `json:"ratios,omitempty"`
+	// MaxRatio (MaxRatios per step of an order) is the upper end of a stated factor: "slightly
+	// faster" or "almost twice" is contradicted by 4x as much as by no margin at all.
+	MaxRatio  float64   `json:"maxRatio,omitempty"`
+	MaxRatios []float64 `json:"maxRatios,omitempty"`
 	Tolerance float64   `json:"tolerance,omitempty"`
+	// The setup's limits. TargetCPUs: the claim is about what workers or cores add, and needs
+	// the targets to have had at least this many CPUs (status.placement). MinLoad: a claim
+	// about holding a load needs each target to have used at least this share of its CPUs in
+	// every repetition, or the scaled load tested nothing. MinRequests: every row needs at
+	// least this many requests in every window (a share of timeouts, a tail). AtLeast: the
+	// targets whose figure the sample's setup can only lower (fewer workers or CPUs than the
+	// article's), so it is a lower bound on what the article's setup would give.
+	TargetCPUs  int      `json:"targetCPUs,omitempty"`
+	MinLoad     float64  `json:"minLoad,omitempty"`
+	MinRequests int64    `json:"minRequests,omitempty"`
+	AtLeast     []string `json:"atLeast,omitempty"`
 }
 
 // Verdicts of a claim.
@@ -59,10 +74,11 @@ const FailThresholdPPM = 10_000
 // lowerIsBetter says which way a metric's "better" points.
 func lowerIsBetter(metric string) bool { return metric != "rps" }
 
-// pair is one comparison a claim makes: big ≥ k × small (or, with tol, the two within tol).
+// pair is one comparison a claim makes: big ≥ k × small, and at most kMax × small when
+// kMax is set (or, with tol, the two within tol).
 type pair struct {
-	big, small value
-	k, tol     float64
+	big, small   value
+	k, kMax, tol float64
 }
 
 // judge decides one pair from the spreads over the repetitions: reproduced only when the
@@ -93,6 +109,23 @@ func judge(p pair) (string, string) {
 	if p.k == 1 {
 		short = b.Max <= s.Min
 	}
+	if p.kMax > 0 {
+		// Two-sided: the bounds can show a ratio too small (a bound on big) or within the
+		// upper end (a bound on small), never one too large or one inside both ends.
+		within := float64(b.Max) <= p.kMax*float64(s.Min)
+		beyond := float64(b.Min) > p.kMax*float64(s.Max)
+		switch {
+		case beyond && !p.small.atLeast:
+			return NotReproduced, "beyond the stated factor over every repetition"
+		case short && !p.big.atLeast:
+			return NotReproduced, "falls short over every repetition"
+		case p.big.atLeast || p.small.atLeast:
+			return NotComparable, "a lower bound cannot place a ratio between two ends"
+		case clears && within:
+			return Reproduced, "within the stated factors over every repetition"
+		}
+		return Inconclusive, "the repetitions' spreads straddle the stated factors"
+	}
 	switch {
 	case clears && !p.small.atLeast:
 		if p.big.atLeast {
@@ -118,6 +151,9 @@ func collapse(v value) value {
 
 // decide returns the verdict and a one-line reason.
 func decide(c check, runs map[string]*run) (string, string) {
+	if why := setupRefuses(c, runs); why != "" {
+		return NotComparable, why
+	}
 	switch c.Kind {
 	case "errors":
 		return decideErrors(c, runs)
@@ -143,7 +179,7 @@ func decide(c check, runs map[string]*run) (string, string) {
 	if n < MinRepetitions && (v == Reproduced || v == NotReproduced || v == Inconclusive) {
 		lean := map[string]string{}
 		for _, p := range pairs {
-			l, how := judge(pair{collapse(p.big), collapse(p.small), p.k, p.tol})
+			l, how := judge(pair{collapse(p.big), collapse(p.small), p.k, p.kMax, p.tol})
 			lean[l] = how
 		}
 		return Inconclusive, fmt.Sprintf("%d repetition(s), %d needed; on the medians it would read %s: %s",
@@ -173,14 +209,17 @@ func pairsOf(c check, runs map[string]*run) ([]pair, string, string) {
 		if why != "" {
 			return v, NotComparable, why
 		}
+		if slices.Contains(c.AtLeast, target) {
+			v.atLeast = true
+		}
 		return v, "", ""
 	}
 	// better orders a pair as big/small by the metric's direction: a beats b by k.
-	better := func(a, b value, k float64) pair {
+	better := func(a, b value, k, kMax float64) pair {
 		if lowerIsBetter(c.Metric) {
-			return pair{big: b, small: a, k: k}
+			return pair{big: b, small: a, k: k, kMax: kMax}
 		}
-		return pair{big: a, small: b, k: k}
+		return pair{big: a, small: b, k: k, kMax: kMax}
 	}
 	ratio := c.Ratio
 	if ratio == 0 {
@@ -200,7 +239,7 @@ func pairsOf(c check, runs map[string]*run) ([]pair, string, string) {
 		if c.Kind == "similar" {
 			return []pair{{big: a, small: b, tol: c.Tolerance}}, "", ""
 		}
-		return []pair{better(a, b, ratio)}, "", ""
+		return []pair{better(a, b, ratio, c.MaxRatio)}, "", ""
 	case "order", "best":
 		names := c.Targets
 		if c.Kind == "best" {
@@ -215,14 +254,17 @@ func pairsOf(c check, runs map[string]*run) ([]pair, string, string) {
 			vals[i] = v
 		}
 		for i := 1; i < len(vals); i++ {
-			k := 1.0
+			k, kMax := 1.0, 0.0
 			if c.Kind == "order" && i-1 < len(c.Ratios) {
 				k = c.Ratios[i-1]
 			}
+			if c.Kind == "order" && i-1 < len(c.MaxRatios) {
+				kMax = c.MaxRatios[i-1]
+			}
 			if c.Kind == "order" {
-				pairs = append(pairs, better(vals[i-1], vals[i], k))
+				pairs = append(pairs, better(vals[i-1], vals[i], k, kMax))
 			} else {
-				pairs = append(pairs, better(vals[0], vals[i], k))
+				pairs = append(pairs, better(vals[0], vals[i], k, c.MaxRatio))
 			}
 		}
 	case "change":
@@ -244,9 +286,9 @@ func pairsOf(c check, runs map[string]*run) ([]pair, string, string) {
 			case c.Tolerance > 0:
 				pairs = append(pairs, pair{big: into, small: from, tol: c.Tolerance})
 			case c.Up:
-				pairs = append(pairs, pair{big: into, small: from, k: ratio})
+				pairs = append(pairs, pair{big: into, small: from, k: ratio, kMax: c.MaxRatio})
 			default:
-				pairs = append(pairs, pair{big: from, small: into, k: ratio})
+				pairs = append(pairs, pair{big: from, small: into, k: ratio, kMax: c.MaxRatio})
 			}
 		}
 	default:
@@ -343,4 +385,91 @@ func decideHolds(c check, runs map[string]*run) (string, string) {
 	}
 	v := combine(verdicts)
 	return v, verdicts[v] + ": " + strings.Join(ev, ", ")
+}
+
+// setupRefuses says why the sample's setup, not the targets, would decide the claim ("" when
+// it would not): the targets had fewer CPUs than a claim about workers needs, a target under
+// a load claim used too little of its CPU for the load to test it, or a window held too few
+// requests.
+func setupRefuses(c check, runs map[string]*run) string {
+	docs := []string{c.Doc}
+	if c.ToDoc != "" && c.ToDoc != c.Doc {
+		docs = append(docs, c.ToDoc)
+	}
+	for _, d := range docs {
+		r, ok := runs[d]
+		if !ok {
+			continue // decided as not run below
+		}
+		for _, name := range c.targets() {
+			_, row, verdict, _ := pick(runs, c.Scenario, side{d, name, c.Point})
+			if verdict != "" || row.Repetitions == 0 {
+				continue // decided below
+			}
+			if c.MinLoad > 0 && row.CPUMillicores != nil {
+				cpus := 1
+				if p := r.BR.Status.Placement; p != nil && cpuCount(p.TargetCPUs) > 0 {
+					cpus = cpuCount(p.TargetCPUs)
+				}
+				if float64(row.CPUMillicores.Min) < c.MinLoad*float64(cpus)*1000 {
+					return fmt.Sprintf("%s used %s of its %d CPU at the scaled load, under the %.0f%% the claim needs: a load that saturates nothing cannot show it is handled",
+						name, spread("cpu", value{stat: *row.CPUMillicores, n: row.Repetitions}), cpus, c.MinLoad*100)
+				}
+			}
+			if c.MinRequests > 0 {
+				for _, m := range measurements(r, row) {
+					if m.Requests < c.MinRequests {
+						return fmt.Sprintf("%s's windows held %s requests (%d needed): too few for the share the claim names to show",
+							name, requestSpread(r, row), c.MinRequests)
+					}
+				}
+			}
+		}
+		if c.TargetCPUs > 0 {
+			n := 0
+			if p := r.BR.Status.Placement; p != nil && !p.Shared {
+				n = cpuCount(p.TargetCPUs)
+			}
+			if n < c.TargetCPUs {
+				return fmt.Sprintf("a claim about what workers add needs the targets on %d CPUs or more; here they had %s, so the workers took turns on it",
+					c.TargetCPUs, placementCPUs(r))
+			}
+		}
+	}
+	return ""
+}
+
+// targets are every target a check names.
+func (c check) targets() []string {
+	var names []string
+	for _, n := range append(append([]string{c.A, c.B}, c.Targets...), c.Clean...) {
+		if n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func placementCPUs(r *run) string {
+	p := r.BR.Status.Placement
+	if p == nil || p.TargetCPUs == "" || p.Shared {
+		return "the machine's CPUs shared with k6"
+	}
+	return cpuList(p.TargetCPUs) + " (status.placement)"
+}
+
+// requestSpread is a row's requests per window over its repetitions: "10" or "601 (590–612)".
+func requestSpread(r *run, row benchv1.ResultRow) string {
+	var n []int64
+	for _, m := range measurements(r, row) {
+		n = append(n, m.Requests)
+	}
+	if len(n) == 0 {
+		return "no"
+	}
+	s := results.Summarize(n)
+	if s.Min == s.Max {
+		return fmt.Sprint(s.Median)
+	}
+	return fmt.Sprintf("%d (%d–%d)", s.Median, s.Min, s.Max)
 }

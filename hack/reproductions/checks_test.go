@@ -21,6 +21,13 @@ func row(target string, point int32, rate, p99 benchv1.Stat, errPPM int64, flags
 		ErrorRatePPM: st(errPPM, errPPM, errPPM), Valid: len(flags) == 0, Flags: flags}
 }
 
+// wireRow makes a row's latency of record the wire's, at k6's figures.
+func wireRow(r benchv1.ResultRow) benchv1.ResultRow {
+	r.LatencySource = benchv1.LatencyWire
+	r.Wire = &benchv1.LatencyStats{P50Micros: r.P50Micros, P99Micros: r.P99Micros}
+	return r
+}
+
 func runOf(model benchv1.LoadModel, rows ...benchv1.ResultRow) *run {
 	br := &benchv1.BenchmarkRun{}
 	br.Spec.Load.Model = model
@@ -39,13 +46,21 @@ func TestDecide(t *testing.T) {
 		"failed": runOf(benchv1.LoadModelClosed,
 			row("node", 10, st(1500, 1400, 1600), st(28_000, 27_000, 29_000), 0),
 			row("flask", 10, st(1, 1, 1), st(20_000_000, 20_000_000, 20_000_000), 1_000_000)),
-		// k6 was the bottleneck on the fast targets: their rates are lower bounds.
+		// k6 set the rate of the fast targets: their rates are lower bounds. A busy k6 that
+		// did not set the rate (GeneratorBound alone) leaves the rate the target's.
 		"bound": runOf(benchv1.LoadModelClosed,
-			row("cpython-sync", 50, st(799, 780, 810), st(200_000, 190_000, 210_000), 0, "GeneratorBound"),
+			row("cpython-sync", 50, st(799, 780, 810), st(200_000, 190_000, 210_000), 0, "GeneratorLimited"),
 			row("pypy-sync", 50, st(187, 180, 190), st(460_000, 450_000, 470_000), 0),
-			row("node", 50, st(1126, 1100, 1150), st(90_000, 85_000, 95_000), 0, "GeneratorBound"),
+			row("node", 50, st(1126, 1100, 1150), st(90_000, 85_000, 95_000), 0, "GeneratorLimited"),
 			row("eventlet", 50, st(328, 320, 335), st(1_040_000, 1_000_000, 1_100_000), 0),
-			row("tornado", 50, st(1200, 1150, 1250), st(90_000, 85_000, 95_000), 0)),
+			row("tornado", 50, st(1200, 1150, 1250), st(90_000, 85_000, 95_000), 0),
+			row("busy", 50, st(1126, 1100, 1150), st(90_000, 85_000, 95_000), 0, "GeneratorBound")),
+		// One connection: the wire's latency of a row k6 limited is still the target's.
+		"one": runOf(benchv1.LoadModelClosed,
+			wireRow(row("sync", 1, st(900, 880, 920), st(900, 880, 950), 0, "GeneratorLimited")),
+			wireRow(row("eventlet", 1, st(1300, 1250, 1400), st(700, 690, 720), 0)),
+			wireRow(row("sync", 10, st(900, 880, 920), st(900, 880, 950), 0, "GeneratorLimited")),
+			wireRow(row("eventlet", 10, st(1300, 1250, 1400), st(700, 690, 720), 0))),
 		// Spreads that overlap: 3 repetitions of two targets that sometimes swap places.
 		"noisy": runOf(benchv1.LoadModelOpen,
 			row("a", 500, st(500, 499, 501), st(2000, 1500, 9000), 0), row("b", 500, st(500, 499, 501), st(3000, 2500, 16_000), 0),
@@ -76,16 +91,32 @@ func TestDecide(t *testing.T) {
 			NotComparable, "mostly failed"},
 		{"a failed row still shows its errors", check{Kind: "errors", Doc: "pgb", Scenario: "s", Targets: []string{"go"}, Clean: []string{"nodejs"}},
 			Reproduced, "go 59.7% errors"},
+		{"a busy k6's rate is the target's", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "busy", B: "eventlet", Ratio: 3},
+			Reproduced, "clears the threshold over every repetition: busy 1126 (1100–1150 req/s) vs eventlet"},
+		{"a busy k6's timings are not", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "p99", A: "busy", B: "eventlet"},
+			NotComparable, "busy's row is flagged GeneratorBound"},
+		{"one connection: the wire is the target's", check{Kind: "ratio", Doc: "one", Scenario: "s", Metric: "p99", Point: 0, A: "eventlet", B: "sync", Ratio: 1.2},
+			Reproduced, "sync 900µs (880µs–950µs) vs eventlet 700µs (690µs–720µs): 1.29×, needs ≥ 1.2×"},
+		{"more connections: the wire is a lower bound", check{Kind: "ratio", Doc: "one", Scenario: "s", Metric: "p99", Point: 1, A: "eventlet", B: "sync", Ratio: 1.4},
+			NotComparable, "a lower bound that does not decide it"},
 		{"a bound on the slower side decides against", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "pypy-sync", B: "cpython-sync"},
 			NotReproduced, "falls short even of the bound: pypy-sync 187 (180–190 req/s) vs cpython-sync ≥799 (780–810 req/s): 0.23×, needs > 1×"},
 		{"a bound on the faster side decides for", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "node", B: "eventlet", Ratio: 1.7},
 			Reproduced, "the bound alone clears the threshold"},
 		{"a bound that does not reach the threshold", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "node", B: "eventlet", Ratio: 4},
 			NotComparable, "a lower bound that does not decide it"},
-		{"a bound is no latency", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "p99", A: "node", B: "eventlet"},
-			NotComparable, "flagged GeneratorBound"},
+		{"a bound is no latency without the wire", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "p99", A: "node", B: "eventlet"},
+			NotComparable, "flagged GeneratorLimited"},
 		{"ratio threshold met", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "tornado", B: "eventlet", Ratio: 3.4},
 			Reproduced, "tornado 1200 (1150–1250 req/s) vs eventlet 328 (320–335 req/s): 3.66×, needs ≥ 3.4×"},
+		{"a factor within both ends", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "tornado", B: "eventlet", Ratio: 3.4, MaxRatio: 4},
+			Reproduced, "within the stated factors over every repetition: tornado 1200 (1150–1250 req/s) vs eventlet 328 (320–335 req/s): 3.66×, needs 3.4×–4×"},
+		{"a factor beyond its upper end", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "tornado", B: "eventlet", MaxRatio: 1.3},
+			NotReproduced, "beyond the stated factor"},
+		{"a bound cannot show a factor's upper end", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "node", B: "eventlet", Ratio: 1.7, MaxRatio: 4},
+			NotComparable, "a lower bound cannot place a ratio between two ends"},
+		{"worker scaling with no placement recorded", check{Kind: "ratio", Doc: "ka", Scenario: "s", Metric: "rps", A: "node", B: "py", TargetCPUs: 2},
+			NotComparable, "needs the targets on 2 CPUs or more"},
 		{"ratio threshold missed though faster", check{Kind: "ratio", Doc: "bound", Scenario: "s", Metric: "rps", A: "tornado", B: "eventlet", Ratio: 4},
 			NotReproduced, "falls short"},
 		{"spreads that overlap are inconclusive", check{Kind: "ratio", Doc: "noisy", Scenario: "s", Metric: "p99", A: "a", B: "b"},
@@ -196,4 +227,94 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// lastRunPage is the page generated from the recorded runs, from the repository's root as
+// `make reproductions` writes it.
+func lastRunPage(t *testing.T) string {
+	t.Helper()
+	out := t.TempDir() + "/reproductions.md"
+	t.Chdir("../..")
+	if err := generate("hack/reproductions/testdata/last-run", "hack/reproductions/published.yaml", out); err != nil {
+		t.Fatal(err)
+	}
+	return readFile(t, out)
+}
+
+// claimLine is the page's row of the claim whose text begins so, or "" with an error.
+func claimLine(t *testing.T, page, text string) string {
+	t.Helper()
+	for _, line := range strings.Split(page, "\n") {
+		if strings.HasPrefix(line, "| "+text) && strings.Contains(line, "**") {
+			return line
+		}
+	}
+	t.Errorf("no claim %q on the page", text)
+	return ""
+}
+
+// The committed page is what the generator writes from the recorded runs, byte for byte.
+func TestPageIsGenerated(t *testing.T) {
+	page := lastRunPage(t)
+	if committed := readFile(t, "docs/reproductions.md"); committed != page {
+		t.Error("docs/reproductions.md differs from the generator's output: run go run ./hack/reproductions -in hack/reproductions/testdata/last-run -out docs/reproductions.md")
+	}
+}
+
+// Each flag is read for what it says: a busy k6 (GeneratorBound) leaves the target's rate,
+// and the wire's latency at one connection, to the target; only GeneratorLimited makes a
+// rate a lower bound. Seed 001's /db/ping order is decided by Node.js's and Python's own
+// rates, and seed 002's eventlet is read from the wire at concurrency 1.
+func TestLastRunFlagsReadForWhatTheyMean(t *testing.T) {
+	page := lastRunPage(t)
+	for _, c := range []struct{ claim, verdict, reason string }{
+		{"/db/ping direct with Connection: close", "not reproduced", "nodejs 1122 (888–1310 req/s) vs python 1340 (1314–1498 req/s): 0.84×"},
+		{"Python's throughput increases by 131%", "not reproduced", "python after 2651 (2208–3072 req/s) vs python before 6562 (4990–7656 req/s)"},
+		{"CPython/Eventlet turns requests around about 30% slower", "not reproduced", "cpython-eventlet 520µs (519µs–561µs) vs cpython-sync 661µs (641µs–923µs)"},
+		{"Database read: Node JS almost 4x-5x faster than Flask", "not reproduced", "node 1920 (1541–2760 req/s) vs flask 1377 (1127–1816 req/s)"},
+	} {
+		if line := claimLine(t, page, c.claim); !strings.Contains(line, "**"+c.verdict+"**") || !strings.Contains(line, c.reason) {
+			t.Errorf("%q: want %s with %q, got %s", c.claim, c.verdict, c.reason, line)
+		}
+	}
+	if strings.Contains(page, "k6 is the bottleneck of every closed-model row") {
+		t.Error("the page still calls k6 the bottleneck of every closed-model row")
+	}
+}
+
+// The page describes the machine as each run had it: k6 on one CPU, the targets on the
+// other, never "2 shared cores"; a claim about what workers add is undecidable on one CPU.
+func TestLastRunPlacement(t *testing.T) {
+	page := lastRunPage(t)
+	for _, wrong := range []string{"shared cores", "share 2 CPUs", "2 shared x86 cores", "on 2 cores"} {
+		if strings.Contains(page, wrong) {
+			t.Errorf("the page says %q", wrong)
+		}
+	}
+	want := "Placement: k6 on CPU 0; the targets, the null responder, PostgreSQL and PgBouncer on CPU 1."
+	if n := strings.Count(page, want); n != 7 {
+		t.Errorf("%d runs state their placement, want all 7", n)
+	}
+	line := claimLine(t, page, "Scaling Flask to 16 workers did not help")
+	if !strings.Contains(line, "**not comparable**") || !strings.Contains(line, "here they had CPU 1 (status.placement), so the workers took turns on it") {
+		t.Errorf("16 workers on one CPU decided a claim about workers: %s", line)
+	}
+}
+
+// A verdict the setup made is no verdict: a rate held at a fifth of a core, a share of
+// timeouts from 10 requests, mean memory for a claim about the peak, "slightly faster" at
+// 4.58x.
+func TestLastRunSetupMadeVerdicts(t *testing.T) {
+	page := lastRunPage(t)
+	for _, c := range []struct{ claim, verdict, reason string }{
+		{"All three handle 50k RPS", "not comparable", "fastapi used 0.22 (0.20–0.24 cores) of its 1 CPU at the scaled load"},
+		{"Primes: Node.js timed out on 55 of 1,000 requests", "not comparable", "flask-16's windows held 10 requests (55 needed)"},
+		{"Peak memory: Express 180 MB", "not comparable", "nestjs ≥107.7MiB (102.8MiB–124.3MiB)"},
+		{"Node's asynchronous subsystem is slightly faster", "not reproduced", "beyond the stated factor over every repetition: node-connect 2403 (1858–2659 req/s) vs pypy-tornado 525 (472–677 req/s): 4.58×, needs > 1× and ≤ 1.3×"},
+		{"Node.js is almost twice as fast", "not reproduced", "4.02×, needs 1.7×–2.2×"},
+	} {
+		if line := claimLine(t, page, c.claim); !strings.Contains(line, "**"+c.verdict+"**") || !strings.Contains(line, c.reason) {
+			t.Errorf("%q: want %s with %q, got %s", c.claim, c.verdict, c.reason, line)
+		}
+	}
 }

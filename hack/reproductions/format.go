@@ -15,6 +15,10 @@ import (
 func describe(c check, p pair) string {
 	need := fmt.Sprintf("needs ≥ %.3g×", p.k)
 	switch {
+	case p.kMax > 0 && p.k == 1:
+		need = fmt.Sprintf("needs > 1× and ≤ %.3g×", p.kMax)
+	case p.kMax > 0:
+		need = fmt.Sprintf("needs %.3g×–%.3g×", p.k, p.kMax)
 	case p.tol > 0:
 		need = fmt.Sprintf("needs within %.0f%%", p.tol*100)
 	case p.k == 1:
@@ -51,7 +55,7 @@ func format(metric string, x int64) string {
 		return rps(x) + " req/s"
 	case "cpu":
 		return units.FormatMillicores(x) + " cores"
-	case "memory":
+	case "memory", "memoryPeak":
 		return units.FormatBytes(x)
 	case "errors":
 		return units.FormatPPM(x) + " errors"

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/engine"
 )
 
 type published struct {
@@ -113,6 +114,10 @@ func readRun(dir string) (*run, error) {
 	if err := yaml.Unmarshal(raw, &br); err != nil {
 		return nil, err
 	}
+	// The rows are tallied again from the trials, as the engine tallies them today: a status
+	// recorded by an older version keeps its flags' old meanings (before GeneratorLimited, a
+	// closed model's busy k6 made every rate a lower bound).
+	engine.Tally(&br, nil)
 	cmd, _ := os.ReadFile(filepath.Join(dir, "command.txt"))
 	return &run{BR: &br, Command: strings.TrimSpace(string(cmd))}, nil
 }

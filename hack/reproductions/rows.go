@@ -59,9 +59,12 @@ func mostlyFailed(row benchv1.ResultRow) bool {
 }
 
 // valueOf reads a row's figure, or says why the row cannot give it. The rules, stated on
-// the page: a row whose requests mostly failed gives no rate, latency or resource figure;
-// a flagged row gives none either, except that in a closed model a GeneratorBound row's
-// rate is a lower bound on the target's (k6 was the bottleneck, not the target).
+// the page: a row whose requests mostly failed gives no rate, latency or resource figure; a
+// flagged row gives none either, except what its flag leaves alone: GeneratorBound (k6's
+// timings inflated) leaves the rate and resources; in a closed model GeneratorLimited (k6
+// set the rate) makes the rate a lower bound on the target's, and the wire's latency the
+// target's at one connection (one request at a time: k6 cannot change the server's time
+// for it) and a lower bound beyond (k6 kept fewer requests in flight than the connections).
 func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
 	v := value{who: row.Target, n: row.Repetitions}
 	if row.Repetitions == 0 {
@@ -78,15 +81,19 @@ func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
 			row.Target, units.FormatPPM(row.ErrorRatePPM.Max), units.FormatPPM(row.ErrorRatePPM.Median))
 	}
 	closed := r.BR.Spec.Load.Model == benchv1.LoadModelClosed
+	latencyMetric := metric != "rps" && metric != "cpu" && metric != "memory" && metric != "memoryPeak"
+	wire := row.LatencySource == benchv1.LatencyWire
 	for _, f := range row.Flags {
-		if f == results.FlagGeneratorNoise && metric != "rps" && row.LatencySource == benchv1.LatencyWire {
+		switch {
+		case f == results.FlagGeneratorNoise && (!latencyMetric || wire):
 			continue // only k6's own timings are noise; the wire's are the record
-		}
-		if f == results.FlagGeneratorNoise && (metric == "rps" || metric == "cpu" || metric == "memory") {
-			continue
-		}
-		if f == results.FlagGeneratorBound && closed && metric == "rps" {
+		case f == results.FlagGeneratorBound && !latencyMetric:
+			continue // k6's timings are inflated, not the rate or the target's resources
+		case f == results.FlagGeneratorLimited && closed && metric == "rps":
 			v.atLeast = true
+			continue
+		case f == results.FlagGeneratorLimited && closed && latencyMetric && wire:
+			v.atLeast = row.LoadPoint > 1
 			continue
 		}
 		return v, fmt.Sprintf("%s's row is flagged %s", row.Target, f)
@@ -94,6 +101,12 @@ func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
 	switch metric {
 	case "rps":
 		v.stat = row.AchievedMilliRPS
+	case "memoryPeak":
+		s, ok := peakMemory(r, row)
+		if !ok {
+			return v, row.Target + " has no peak memory figure"
+		}
+		v.stat = s
 	case "cpu", "memory":
 		s := row.CPUMillicores
 		if metric == "memory" {
@@ -126,4 +139,31 @@ func latency(row benchv1.ResultRow, metric string) (benchv1.Stat, bool) {
 		panic("unknown metric " + metric)
 	}
 	return s, s.Median > 0 // a latency of 0 is a figure the run did not record
+}
+
+// peakMemory is the row's peak memory over each repetition's window (memoryPeakBytes of its
+// trials; the row keeps only the mean), as a spread over the repetitions.
+func peakMemory(r *run, row benchv1.ResultRow) (benchv1.Stat, bool) {
+	var peaks []int64
+	for _, m := range measurements(r, row) {
+		if m.MemoryPeakBytes > 0 {
+			peaks = append(peaks, m.MemoryPeakBytes)
+		}
+	}
+	if len(peaks) == 0 {
+		return benchv1.Stat{}, false
+	}
+	return results.Summarize(peaks), true
+}
+
+// measurements are the row's succeeded repetitions' figures, in repetition order.
+func measurements(r *run, row benchv1.ResultRow) []benchv1.Measurement {
+	var ms []benchv1.Measurement
+	for _, t := range r.BR.Status.Trials {
+		if results.MakesRow(t) && t.Target == row.Target && t.Scenario == row.Scenario && t.LoadPoint == row.LoadPoint &&
+			t.Phase == benchv1.TrialSucceeded && t.Result != nil {
+			ms = append(ms, *t.Result)
+		}
+	}
+	return ms
 }
