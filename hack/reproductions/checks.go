@@ -458,14 +458,15 @@ func placementCPUs(r *run) string {
 	return cpuList(p.TargetCPUs) + " (status.placement)"
 }
 
-// requestSpread is a row's requests per window over its repetitions: "10" or "601 (590–612)".
+// requestSpread is a row's requests per window over its repetitions: "10" or "601 (590–612)";
+// "" when the run kept no trials.
 func requestSpread(r *run, row benchv1.ResultRow) string {
 	var n []int64
 	for _, m := range measurements(r, row) {
 		n = append(n, m.Requests)
 	}
 	if len(n) == 0 {
-		return "no"
+		return ""
 	}
 	s := results.Summarize(n)
 	if s.Min == s.Max {

@@ -28,7 +28,16 @@ func describe(c check, p pair) string {
 	if p.small.stat.Median > 0 {
 		got = fmt.Sprintf("%.2f×", float64(p.big.stat.Median)/float64(p.small.stat.Median))
 	}
-	return fmt.Sprintf("%s %s vs %s %s: %s, %s", p.big.who, spread(c.Metric, p.big), p.small.who, spread(c.Metric, p.small), got, need)
+	return fmt.Sprintf("%s %s%s vs %s %s%s: %s, %s", p.big.who, spread(c.Metric, p.big), perWindow(p.big), p.small.who, spread(c.Metric, p.small), perWindow(p.small), got, need)
+}
+
+// perWindow states how many requests a latency figure rests on: a p99 of 600 requests is
+// its 6 slowest.
+func perWindow(v value) string {
+	if v.requests == "" {
+		return ""
+	}
+	return " of " + v.requests + " requests per window"
 }
 
 // spread prints a figure as median, with its min–max over the repetitions when there are

@@ -71,10 +71,17 @@ checked as at least 1.4x), "almost twice" as at least 1.7x, "4x-5x" as at least 
   of a row (its reason says what the medians alone would read). A row that cannot decide the
   claim (invalid, missing) makes it **not comparable**; **not run** when the samples tier left
   no results for the document.
+- **Steady state.** A row whose rate rose from each repetition to the next, by %.1fx or more
+  from the first to the last, had not settled (a JIT runtime given a short warm-up, or a
+  database or machine warming under it): it decides no claim about rate or latency.
+- **Requests per window.** Every latency claim's reason states how many requests each
+  window held: a percentile rests on the requests beyond it (a p99 of 600 requests is its 6
+  slowest). A percentile q of fewer than 1/(1-q) requests is the window's slowest request,
+  not a percentile, and decides nothing.
 - **Errors.** A target "fails" when every repetition has at least 1%% of its requests in error,
   and is "clean" when none has any. A row's error rate counts whatever its flags: a flag says
   a figure is not the target's speed, not that its errors did not happen.
-`, results.MostlyFailedPPM/10_000, results.GeneratorBoundPercent, results.GeneratorAtLimitPercent, results.GeneratorCeilingPercent, MinRepetitions)
+`, results.MostlyFailedPPM/10_000, results.GeneratorBoundPercent, results.GeneratorAtLimitPercent, results.GeneratorCeilingPercent, MinRepetitions, WarmingFactor)
 
 	type decided struct{ verdict, reason string }
 	verdicts := map[*claim]decided{}

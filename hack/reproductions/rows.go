@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
@@ -17,6 +18,8 @@ type value struct {
 	stat    benchv1.Stat
 	n       int32
 	atLeast bool
+	// requests per window over the repetitions, stated beside a percentile ("601").
+	requests string
 }
 
 // side names a row: a target in a document's scenario at a load point.
@@ -98,6 +101,19 @@ func valueOf(r *run, row benchv1.ResultRow, metric string) (value, string) {
 		}
 		return v, fmt.Sprintf("%s's row is flagged %s", row.Target, f)
 	}
+	if rates, ok := warming(r, row); ok && (metric == "rps" || latencyMetric) {
+		return v, fmt.Sprintf("%s's rate rose from each repetition to the next (%s req/s): it had not settled, so no window is its steady state", row.Target, rates)
+	}
+	if latencyMetric {
+		v.requests = requestSpread(r, row)
+		if q, ok := quantiles[metric]; ok {
+			for _, m := range measurements(r, row) {
+				if float64(m.Requests) < 1/(1-q) {
+					return v, fmt.Sprintf("%s's windows held %s requests: their %s is their slowest request, not a percentile", row.Target, requestSpread(r, row), metric)
+				}
+			}
+		}
+	}
 	switch metric {
 	case "rps":
 		v.stat = row.AchievedMilliRPS
@@ -166,4 +182,32 @@ func measurements(r *run, row benchv1.ResultRow) []benchv1.Measurement {
 		}
 	}
 	return ms
+}
+
+// quantiles are the percentiles a claim can read: one of n requests is at or beyond q only
+// when n >= 1/(1-q), below that the percentile is the window's maximum.
+var quantiles = map[string]float64{"p90": 0.9, "p95": 0.95, "p99": 0.99, "p99.9": 0.999}
+
+// WarmingFactor: a row whose rate rose from each repetition to the next, and by this factor
+// from the first to the last, had not settled: a JIT still warming up (PyPy given a 1 s
+// warm-up: pypy-tornado at 5 connections ran 324, 503 and 961 req/s), or a database or
+// machine still warming under it. Its figures are refused, as a rate still rising has no
+// steady state to compare.
+const WarmingFactor = 1.5
+
+// warming says whether a row's rate rose through its repetitions, with the rates in order.
+func warming(r *run, row benchv1.ResultRow) (string, bool) {
+	ms := measurements(r, row)
+	if len(ms) < 2 {
+		return "", false
+	}
+	var rates []string
+	for i, m := range ms {
+		if i > 0 && m.AchievedMilliRPS <= ms[i-1].AchievedMilliRPS {
+			return "", false
+		}
+		rates = append(rates, fmt.Sprintf("%.1f", float64(m.AchievedMilliRPS)/1000))
+	}
+	first, last := ms[0].AchievedMilliRPS, ms[len(ms)-1].AchievedMilliRPS
+	return strings.Join(rates, ", "), float64(last) >= WarmingFactor*float64(first)
 }
