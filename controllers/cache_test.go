@@ -20,6 +20,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // startCache starts a cache with the manager's options on namespace.
@@ -52,6 +53,7 @@ func deployment(ns, name string, l map[string]string) *appsv1.Deployment {
 // memory limit: it caches only the Deployments (and Services, Clusters) the operator
 // created, and no cached object keeps its managedFields or kubectl's last-applied copy.
 func TestManagerCacheHoldsOnlyWhatItReads(t *testing.T) {
+	testenv.Long(t)
 	const ns = "cache-scope"
 	ctx := context.Background()
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
