@@ -94,9 +94,14 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 		}, benchv1.ConditionComplete, benchv1.ReasonTrialFailed, []string{"1 of TestRun", "1 k6 runner pods are gone while it loaded the target",
 			"node lost"}, true},
 		// A node selector value the schema lets through and the API server refuses in a pod.
+		// A toleration key the CRD lets through and the API server refuses in a pod (an
+		// invalid node selector is refused earlier, at the pool lock: specs.CheckSpec).
 		{"create-refused", func(run *benchv1.BenchmarkRun) {
-			run.Spec.NodePools[0].NodeSelector = map[string]string{"gauntlet.test/pool": "create refused!"}
-		}, benchv1.ConditionTargetsReady, benchv1.ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "a valid label must be"}, false},
+			run.Spec.NodePools[0].Tolerations = []benchv1.Toleration{{Key: "create refused!", Operator: "Exists"}}
+		}, benchv1.ConditionTargetsReady, benchv1.ReasonCreateRefused, []string{"the API server refused Deployment", "Invalid", "name part must consist of"}, false},
+		{"selector-refused", func(run *benchv1.BenchmarkRun) {
+			run.Spec.NodePools[0].NodeSelector = map[string]string{"gauntlet.test/pool": "selector refused!"}
+		}, benchv1.ConditionAccepted, benchv1.ReasonInvalidSpec, []string{"spec.nodePools[0].nodeSelector", "a valid label must be"}, false},
 		// A negative CPU is refused when the run is accepted, before anything is created.
 		{"cpu-refused", func(run *benchv1.BenchmarkRun) {
 			cpu := resource.MustParse("-1")
@@ -140,11 +145,19 @@ func TestEveryWaitHasADeadline(t *testing.T) {
 				} else {
 					waitGone(t, got)
 				}
-				// The pool is free: a later run on the same nodes is not held back.
+				// The pool is free once the pods the run keeps are gone (its cleanup scales
+				// them to zero): a later run on the same nodes is not held back.
 				probe := run.DeepCopy()
 				probe.Name, probe.UID, probe.CreationTimestamp = "probe", "probe-uid", metav1.NewTime(time.Now().Add(time.Hour))
-				if holder, err := (&BenchmarkRunReconciler{Client: env.Client, APIReader: env.Client}).nodePoolHolder(ctx, probe); err != nil || holder != "" {
-					t.Errorf("the node pool is still held: %q, %v", holder, err)
+				for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+					holder, err := (&BenchmarkRunReconciler{Client: env.Client, APIReader: env.Client}).nodePoolHolder(ctx, probe)
+					if err == nil && holder == "" {
+						break
+					}
+					if time.Now().After(deadline) {
+						t.Errorf("the node pool is still held: %q, %v", holder, err)
+						break
+					}
 				}
 			})
 		}
