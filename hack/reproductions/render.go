@@ -46,9 +46,10 @@ checked against Gauntlet's rows, or listed as not checkable here with the reason
 A check (hack/reproductions/checks.go) reads the claim as the article states it: the load point
 it names (an article's 100 connections is the sample's lowest load point, scaled), the figure
 it names (a percentile, the rate, CPU, memory or errors), every system it ranks, and the
-factor it gives, as a threshold: the article's stated factor less about 10%% ("1.58x" is
-checked as at least 1.4x), "almost twice" as at least 1.7x, "4x-5x" as at least 3.6x, a bare
-"faster" as any margin; each claim's threshold is in its "read as" column.
+factor it gives, as a range with both ends: the article's stated factor less and more about
+10%% ("1.58x" is checked as 1.4x to 1.75x), "almost twice" as 1.7x to 2.2x, "4x-5x" as 3.6x
+to 5.5x, "slightly faster" as faster by at most 1.3x, a bare "faster" as any margin; each
+claim's range is in its "read as" column.
 
 - **Validity.** A row whose repetitions had more than %d%% of their requests fail or time out is
   flagged MostlyFailed by Gauntlet itself and is invalid: its rate counts failures and its
@@ -71,6 +72,12 @@ checked as at least 1.4x), "almost twice" as at least 1.7x, "4x-5x" as at least 
   of a row (its reason says what the medians alone would read). A row that cannot decide the
   claim (invalid, missing) makes it **not comparable**; **not run** when the samples tier left
   no results for the document.
+- **The setup.** A check names what the sample's setup cannot show: a claim about what
+  workers add needs the targets on 2 CPUs or more (`+"`status.placement`"+`); a claim that a load
+  is handled needs each target busy under it (80%% of its CPU, where the article's ran near
+  90%%); a share of timeouts needs enough requests per window to show it; a figure the setup
+  can only lower (fewer workers or CPUs than the article's) is a lower bound. Each makes the
+  claim not comparable, or decides it only where the bound suffices.
 - **Steady state.** A row whose rate rose from each repetition to the next, by %.1fx or more
   from the first to the last, had not settled (a JIT runtime given a short warm-up, or a
   database or machine warming under it): it decides no claim about rate or latency.
