@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -43,7 +44,15 @@ func targetOf(run *benchv1.BenchmarkRun, replicas int32) *appsv1.Deployment {
 
 // poolReconciler reads objs; the node list is Forbidden when forbidNodes (a Role).
 func poolReconciler(forbidNodes bool, objs ...client.Object) *BenchmarkRunReconciler {
-	c := fake.NewClientBuilder().WithScheme(scheme.Scheme).WithObjects(objs...).
+	// A scheme of its own: under -short no envtest setup has registered the API's types.
+	sch := runtime.NewScheme()
+	if err := scheme.AddToScheme(sch); err != nil {
+		panic(err)
+	}
+	if err := benchv1.AddToScheme(sch); err != nil {
+		panic(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(sch).WithObjects(objs...).
 		WithStatusSubresource(&benchv1.BenchmarkRun{}).
 		WithInterceptorFuncs(interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
 			if _, ok := list.(*corev1.NodeList); ok && forbidNodes {
