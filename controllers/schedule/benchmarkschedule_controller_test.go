@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -29,8 +30,13 @@ import (
 var env *testenv.Env
 
 // TestMain starts a real API server with the project's CRDs; the reconciler is called
-// directly, with a fake clock, so each scheduled time is a step of the test.
+// directly, with a fake clock, so each scheduled time is a step of the test. Not with
+// -short (the unit tier starts no process): the tests that need it call testenv.Long.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
 	ctrl.SetLogger(logr.Discard())
 	var err error
 	if env, err = testenv.Start(); err != nil {
@@ -126,6 +132,7 @@ func names(runs []benchv1.BenchmarkRun) []string {
 }
 
 func TestScheduleRunsBaselinesAndPrunes(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: "default"},
 		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 * * * *", SuccessfulRunsHistoryLimit: ptr.To[int32](2),

@@ -26,6 +26,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // digestSchedule is a schedule whose one target's image is image, with the digest trigger.
@@ -59,6 +60,7 @@ func (h *harness) reconcileWithin(limit time.Duration) {
 // A registry that accepts connections and never answers costs a pass at most the registry
 // timeout: the schedule's times, and every other schedule, go on.
 func TestHangingRegistryIsCutShort(t *testing.T) {
+	testenv.Long(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +225,7 @@ func TestRefusedSchedules(t *testing.T) {
 // An unrelated <schedule>-history ConfigMap is neither overwritten nor read; Regressing is
 // Unknown, saying why.
 func TestHistoryConfigMapOfSomeoneElse(t *testing.T) {
+	testenv.Long(t)
 	ctx := context.Background()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: HistoryConfigMap("squat"), Namespace: "default"}, Data: map[string]string{"app": "settings"}}
 	if err := env.Client.Create(ctx, cm); err != nil {

@@ -30,6 +30,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
 // jitter is a fixed ±1.6% pattern: noise without randomness.
@@ -69,6 +70,7 @@ func pingTemplate() benchv1.BenchmarkRunTemplate {
 
 func newHarness(t *testing.T, s *benchv1.BenchmarkSchedule) *harness {
 	t.Helper()
+	testenv.Long(t)
 	if err := env.Client.Create(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
