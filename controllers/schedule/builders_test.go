@@ -86,3 +86,37 @@ func TestInconclusiveRunIsNoBaseline(t *testing.T) {
 		t.Errorf("last good run %q, want good", got)
 	}
 }
+
+// An accepted run is a baseline although it Regressed; one the history limits deleted is
+// stood in for by the oldest succeeded run after it, not by a newer one (a later slowdown
+// is not accepted with it).
+func TestAcceptedRunIsABaseline(t *testing.T) {
+	at := func(name string, minute int64, regressed bool) *benchv1.BenchmarkRun {
+		r := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: name,
+			Annotations: map[string]string{benchv1.AnnotationScheduledAt: time.Unix(minute*60, 0).UTC().Format(time.RFC3339)}}}
+		r.Status.Phase = benchv1.PhaseSucceeded
+		status := metav1.ConditionFalse
+		if regressed {
+			status = metav1.ConditionTrue
+		}
+		r.Status.Conditions = []metav1.Condition{{Type: benchv1.ConditionRegressed, Status: status, Reason: "R"}}
+		return r
+	}
+	runs := []*benchv1.BenchmarkRun{at("s-100", 100, false), at("s-200", 200, true), at("s-300", 300, true), at("s-400", 400, true)}
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "s"}}
+	if got := lastGoodRun(runs, accepted(s, runs)); got != "s-100" {
+		t.Errorf("nothing accepted: %s", got)
+	}
+	s.Spec.Triage = []benchv1.ScheduleTriage{{Run: "s-200", Action: benchv1.TriageAcknowledge}}
+	if got := lastGoodRun(runs, accepted(s, runs)); got != "s-100" {
+		t.Errorf("acknowledged only: %s", got)
+	}
+	s.Spec.Triage[0].Action = benchv1.TriageAccept
+	if got := lastGoodRun(runs, accepted(s, runs)); got != "s-200" {
+		t.Errorf("accepted: %s", got)
+	}
+	s.Spec.Triage[0].Run = "s-250" // deleted by the history limits
+	if got := lastGoodRun(runs, accepted(s, runs)); got != "s-300" {
+		t.Errorf("accepted, since deleted: %s", got)
+	}
+}

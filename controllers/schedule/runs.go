@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -28,7 +30,7 @@ func (r *BenchmarkScheduleReconciler) listRuns(ctx context.Context, sc *scope) e
 	// baseline on, record, count and delete.
 	runs.Items = slices.DeleteFunc(runs.Items, func(run benchv1.BenchmarkRun) bool { return !metav1.IsControlledBy(&run, s) })
 	sc.runs = sortScheduled(runs.Items)
-	s.Status.LastGoodRun = lastGoodRun(sc.runs, accepted(s.Spec.Triage))
+	s.Status.LastGoodRun = lastGoodRun(sc.runs, accepted(s, sc.runs))
 	if pin := s.Spec.BaselineRun; pin != "" {
 		if slices.ContainsFunc(sc.runs, func(run *benchv1.BenchmarkRun) bool {
 			return run.Name == pin && run.Status.Phase == benchv1.PhaseSucceeded
@@ -46,11 +48,28 @@ func (r *BenchmarkScheduleReconciler) listRuns(ctx context.Context, sc *scope) e
 const ReasonBaselineRunMissing = "BaselineRunMissing"
 
 // accepted are the runs spec.triage accepts as the new normal: baselines although Regressed.
-func accepted(t []benchv1.ScheduleTriage) map[string]bool {
+// An accepted run the history limits already deleted (an alert is often triaged days later)
+// is stood in for by the oldest succeeded run scheduled after it (a run's name gives its
+// minute): the first run left at the new level.
+func accepted(s *benchv1.BenchmarkSchedule, runs []*benchv1.BenchmarkRun) map[string]bool {
 	out := map[string]bool{}
-	for _, e := range t {
-		if e.Action == benchv1.TriageAccept {
+	for _, e := range s.Spec.Triage {
+		if e.Action != benchv1.TriageAccept {
+			continue
+		}
+		if slices.ContainsFunc(runs, func(r *benchv1.BenchmarkRun) bool { return r.Name == e.Run }) {
 			out[e.Run] = true
+			continue
+		}
+		minute, err := strconv.ParseInt(strings.TrimPrefix(e.Run, s.Name+"-"), 10, 64)
+		if err != nil || !strings.HasPrefix(e.Run, s.Name+"-") {
+			continue
+		}
+		for _, r := range runs { // oldest first
+			if r.Status.Phase == benchv1.PhaseSucceeded && scheduledAt(r).Unix()/60 > minute {
+				out[r.Name] = true
+				break
+			}
 		}
 	}
 	return out
