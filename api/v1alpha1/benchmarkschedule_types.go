@@ -8,7 +8,7 @@ import (
 type BenchmarkScheduleSpec struct {
 	// Schedule in cron format: five fields ("0 3 * * *"), a descriptor ("@daily",
 	// "@every 6h"), optionally prefixed by "CRON_TZ=Europe/Paris " (UTC otherwise). Times
-	// closer than 5 minutes apart are refused (Stalled).
+	// closer than 30 seconds apart are refused (Stalled).
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	Schedule string `json:"schedule"`

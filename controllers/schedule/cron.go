@@ -27,7 +27,7 @@ func (r *BenchmarkScheduleReconciler) parseSchedule(_ context.Context, sc *scope
 		msg = fmt.Sprintf("spec.schedule %q: %v", s.Spec.Schedule, err)
 	default:
 		if gap := closestGap(sched, sc.now); gap < MinInterval {
-			msg = fmt.Sprintf("spec.schedule %q: times %s apart, at least %s (a run takes minutes; faster would pile up runs)", s.Spec.Schedule, gap, MinInterval)
+			msg = fmt.Sprintf("spec.schedule %q: times %s apart, at least %s (a run takes longer; faster would only pile up runs)", s.Spec.Schedule, gap, MinInterval)
 		}
 	}
 	if msg != "" {
@@ -44,7 +44,7 @@ func (r *BenchmarkScheduleReconciler) parseSchedule(_ context.Context, sc *scope
 // schedule name (a label value, 63 characters; the run and history ConfigMap names built
 // from it then fit too).
 const (
-	MinInterval   = 5 * time.Minute
+	MinInterval   = 30 * time.Second
 	MaxNameLength = 63
 )
 

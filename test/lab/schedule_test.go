@@ -28,7 +28,8 @@ var scheduleGVR = schema.GroupVersionResource{Group: "gauntlet.dev", Version: "v
 // With 5 at one level and 4 at the other, the most extreme split is 1 of C(9,4) = 126
 // arrangements, significant at the change-point test's 0.01; with 3 after, 1 of 56 is not.
 const (
-	scheduleRunsBefore = 5
+	// The alert reads the old level from at least 8 runs (internal/history.MinBefore).
+	scheduleRunsBefore = 8
 	scheduleRunsAfter  = 4
 )
 
