@@ -24,6 +24,7 @@ type verifications struct {
 // verifyJob is one target's verification in flight or done.
 type verifyJob struct {
 	started time.Time
+	cancel  context.CancelFunc // stops the checks early (forgetRun)
 	done    chan struct{}
 	report  verify.Report
 	err     error
@@ -50,7 +51,8 @@ func (v *verifications) start(key string, now time.Time, timeout time.Duration, 
 	if v.jobs == nil {
 		v.jobs = map[string]*verifyJob{}
 	}
-	j := &verifyJob{started: now, done: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	j := &verifyJob{started: now, cancel: cancel, done: make(chan struct{})}
 	v.jobs[key] = j
 	v.running++
 	go func() {
@@ -60,7 +62,6 @@ func (v *verifications) start(key string, now time.Time, timeout time.Duration, 
 			v.mu.Unlock()
 			close(j.done)
 		}()
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		j.report, j.err = run(ctx)
 		if j.err == nil && ctx.Err() != nil {
@@ -87,13 +88,15 @@ func (v *verifications) forget(key string) {
 	delete(v.jobs, key)
 }
 
-// forgetRun drops every job of a run (deleted or finished); running ones end at their
-// deadline and are not read.
+// forgetRun drops every job of a run (deleted or finished) and stops the running ones:
+// never read, they would otherwise hold their slots of the cap, shared by every run,
+// until their deadline.
 func (v *verifications) forgetRun(run types.UID) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	for k := range v.jobs {
+	for k, j := range v.jobs {
 		if strings.HasPrefix(k, string(run)+"/") {
+			j.cancel()
 			delete(v.jobs, k)
 		}
 	}

@@ -43,3 +43,27 @@ func TestVerificationsWaitForASlot(t *testing.T) {
 		t.Error("limit 0 must be no cap")
 	}
 }
+
+// A deleted or finished run's checks stop at once and give their slots back: they used to
+// run to their deadline, holding the cap every other run's verifications wait on.
+func TestForgottenRunsFreeTheirSlots(t *testing.T) {
+	var v verifications
+	hold := func(ctx context.Context) (verify.Report, error) {
+		<-ctx.Done() // a target that stalls every check
+		return verify.Report{}, nil
+	}
+	t0 := time.Now()
+	stalled := v.start(verifyKey("run-a", "go"), t0, time.Hour, 1, hold)
+	if stalled == nil {
+		t.Fatal("no slot for the first job")
+	}
+	v.forgetRun("run-a")
+	select {
+	case <-stalled.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the forgotten run's check still runs: it holds its slot until its deadline")
+	}
+	if next := v.start(verifyKey("run-b", "go"), t0, time.Hour, 1, hold); next == nil {
+		t.Error("another run's check found no slot after the first run was forgotten")
+	}
+}
