@@ -17,8 +17,11 @@ func newValidateCmd() *cobra.Command {
 		Use:   "validate -f FILE",
 		Short: "Check BenchmarkRun documents with the API server's own schema and CEL rules",
 		Long: "validate decodes every document in FILE strictly (unknown fields are errors), applies\n" +
-			"the CRD's defaults and evaluates its OpenAPI and CEL rules, exactly as kubectl apply\n" +
-			"would be judged by the API server. Errors name the field.",
+			"the CRD's defaults and evaluates its OpenAPI and CEL rules as the API server judges\n" +
+			"kubectl apply, then what the operator refuses when it accepts a run (resources,\n" +
+			"database storage, request paths, image names, node selectors). It is stricter than\n" +
+			"the API server in one place: a submitted run may not carry finalizers or\n" +
+			"ownerReferences. Errors name the field.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := os.Open(file)
