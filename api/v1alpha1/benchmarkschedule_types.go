@@ -277,6 +277,12 @@ type ScheduleChangePoint struct {
 	// new; a Slower recent one sets Regressing.
 	// +optional
 	Recent bool `json:"recent,omitempty"`
+	// EnvironmentChanged says what differed between the run the change starts at and the
+	// run before it (status.environment: machines, kernel, runtimes, image digests). Such a
+	// change may be the machines', not the code's: it does not make Regressing True.
+	// +optional
+	// +kubebuilder:validation:MaxLength=512
+	EnvironmentChanged string `json:"environmentChanged,omitempty"`
 	// DetectedAt is when the operator first found it.
 	DetectedAt metav1.Time `json:"detectedAt"`
 }

@@ -1,9 +1,12 @@
 package schedule
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -42,5 +45,45 @@ func TestScheduledRunBaseline(t *testing.T) {
 	}
 	if b := newScheduledRun(sched(5, false, metric), at, "").Spec.Baseline; b != nil {
 		t.Fatalf("no pair, no good run: baseline %+v, want none", b)
+	}
+}
+
+// A step that starts where the machines changed is flagged with the change and makes
+// Regressing Unknown, not True; a step on the same machines still alerts.
+func TestEnvironmentChangeIsNotARegression(t *testing.T) {
+	env := func(cpu string) *benchv1.Environment {
+		return &benchv1.Environment{Mode: "Cluster", Nodes: []benchv1.NodeFingerprint{{Name: "n", Role: "Targets", InstanceType: "c7g.xlarge", CPUModel: cpu, CPUs: 4}}}
+	}
+	var runs []*benchv1.BenchmarkRun
+	for i, cpu := range []string{"V1", "V1", "V2"} {
+		r := &benchv1.BenchmarkRun{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("r%d", i),
+			Annotations: map[string]string{benchv1.AnnotationScheduledAt: time.Date(2026, 11, 20+i, 3, 0, 0, 0, time.UTC).Format(time.RFC3339)}}}
+		r.Spec.Load.Rates = []int32{200}
+		r.Status.Phase, r.Status.Environment = benchv1.PhaseSucceeded, env(cpu)
+		r.Status.Results = []benchv1.ResultRow{{Target: "go", Scenario: "ping", LoadPoint: 200, Repetitions: 1, Valid: true,
+			LatencySource: benchv1.LatencyGenerator, P50Micros: benchv1.Stat{Median: 100}, P99Micros: benchv1.Stat{Median: 300}}}
+		runs = append(runs, r)
+	}
+	h, changed := appendRuns(nil, runs)
+	if !changed || len(h) != 3 || h[0].Env == "" {
+		t.Fatalf("history %+v", h)
+	}
+	if got := environmentChange(h, 1); got != "" {
+		t.Fatalf("same machines: %q", got)
+	}
+	if got := environmentChange(h, 2); !strings.Contains(got, "V1") || !strings.Contains(got, "→") || !strings.Contains(got, "V2") {
+		t.Fatalf("new CPU model: %q", got)
+	}
+	s := &benchv1.BenchmarkSchedule{}
+	s.Status.Alerts = []benchv1.ScheduleChangePoint{{Target: "go", Scenario: "ping", LoadPoint: 200, Figure: "p50", Run: "r2", ChangePPM: 200_000,
+		EnvironmentChanged: environmentChange(h, 2)}}
+	setRegressing(s)
+	if c := meta.FindStatusCondition(s.Status.Conditions, benchv1.ConditionRegressing); c.Status != metav1.ConditionUnknown || c.Reason != benchv1.ReasonEnvironmentChanged {
+		t.Fatalf("a step where the machines changed: %+v", c)
+	}
+	s.Status.Alerts = append(s.Status.Alerts, benchv1.ScheduleChangePoint{Target: "go", Scenario: "ping", LoadPoint: 200, Figure: "p99", Run: "r1", ChangePPM: 200_000})
+	setRegressing(s)
+	if c := meta.FindStatusCondition(s.Status.Conditions, benchv1.ConditionRegressing); c.Status != metav1.ConditionTrue {
+		t.Fatalf("a step on the same machines beside it: %+v", c)
 	}
 }

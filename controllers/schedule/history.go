@@ -20,6 +20,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
+	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
 )
@@ -56,6 +57,9 @@ type historyRun struct {
 	Name string        `json:"name"`
 	Time time.Time     `json:"time"`
 	Rows []history.Row `json:"rows"`
+	// Env is the run's environment in one line (compare.EnvironmentKey): a change point at
+	// a run whose environment differs from the one before is flagged, not alerted on.
+	Env string `json:"env,omitempty"`
 }
 
 // HistoryConfigMap names a schedule's history ConfigMap.
@@ -218,7 +222,7 @@ func cleanHistory(h []historyRun) ([]historyRun, bool) {
 			dropped = true
 			continue
 		}
-		out = append(out, historyRun{Name: run.Name, Time: run.Time, Rows: rows})
+		out = append(out, historyRun{Name: run.Name, Time: run.Time, Rows: rows, Env: benchv1.Clip(run.Env, 1024)})
 	}
 	if !slices.IsSortedFunc(out, func(a, b historyRun) int { return a.Time.Compare(b.Time) }) {
 		slices.SortStableFunc(out, func(a, b historyRun) int { return a.Time.Compare(b.Time) })
@@ -246,7 +250,8 @@ func appendRuns(h []historyRun, runs []*benchv1.BenchmarkRun) ([]historyRun, boo
 		if len(rows) > HistoryMaxRows {
 			rows = rows[:HistoryMaxRows]
 		}
-		out = append(out, historyRun{Name: run.Name, Time: scheduledAt(run).UTC(), Rows: rows})
+		out = append(out, historyRun{Name: run.Name, Time: scheduledAt(run).UTC(), Rows: rows,
+			Env: compare.EnvironmentKey(run.Status.Environment)})
 		changed = true
 	}
 	if !changed {
@@ -294,7 +299,17 @@ func toStatus(s history.Series, c history.Change, h []historyRun, now time.Time)
 		Run: c.RunName, RunTime: &at, Direction: c.Direction,
 		Before: int64(math.Round(c.Before)), After: int64(math.Round(c.After)),
 		ChangePPM: int64(math.Round(c.ChangePercent * 1e4)), MagnitudePPM: int64(math.Round(c.Magnitude * 1e6)),
-		PValue: formatP(c.PValue), Recent: c.Recent, DetectedAt: metav1.NewTime(now)}
+		PValue: formatP(c.PValue), Recent: c.Recent, DetectedAt: metav1.NewTime(now),
+		EnvironmentChanged: environmentChange(h, c.Run)}
+}
+
+// environmentChange says how the environment of history run i differs from the one before
+// it: "" when either recorded none (an older run) or both are the same.
+func environmentChange(h []historyRun, i int) string {
+	if i <= 0 || i >= len(h) || h[i].Env == "" || h[i-1].Env == "" || h[i].Env == h[i-1].Env {
+		return ""
+	}
+	return benchv1.Clip(h[i-1].Env+" → "+h[i].Env, 512)
 }
 
 // formatP writes a p-value in at most 16 characters (the field's bound), small ones in
@@ -427,13 +442,25 @@ func RowName(c benchv1.ScheduleChangePoint) string {
 // setRegressing sets Regressing: True while the status holds an alert, naming them; False
 // otherwise. A HistoryNotOwned Unknown is recordHistory's.
 func setRegressing(s *benchv1.BenchmarkSchedule) {
-	var slower []string
+	var slower, elsewhere []string
 	for _, c := range s.Status.Alerts {
-		slower = append(slower, fmt.Sprintf("%s %s %s from %s (p %s)", RowName(c), c.Figure, units.FormatSignedPPM(c.ChangePPM), c.Run, c.PValue))
+		line := fmt.Sprintf("%s %s %s from %s (p %s)", RowName(c), c.Figure, units.FormatSignedPPM(c.ChangePPM), c.Run, c.PValue)
+		if c.EnvironmentChanged != "" {
+			elsewhere = append(elsewhere, line+", where the environment changed: "+c.EnvironmentChanged)
+			continue
+		}
+		slower = append(slower, line)
 	}
 	cond := metav1.Condition{Type: benchv1.ConditionRegressing, Status: metav1.ConditionFalse, Reason: ReasonNoSlowerChange,
 		Message:            fmt.Sprintf("no alert over the %d runs in the history", s.Status.HistoryRuns),
 		ObservedGeneration: s.Generation}
+	if len(elsewhere) > 0 && len(slower) == 0 {
+		cond.Status, cond.Reason = metav1.ConditionUnknown, benchv1.ReasonEnvironmentChanged
+		cond.Message = "slower where the machines or software changed, not judged; triage (spec.triage) accepts it: " + strings.Join(elsewhere, "; ")
+		if len(cond.Message) > 1024 {
+			cond.Message = cond.Message[:1021] + "..."
+		}
+	}
 	if len(slower) > 0 {
 		cond.Status, cond.Reason = metav1.ConditionTrue, ReasonSlowerChangePoint
 		cond.Message = "slower, until triaged (spec.triage) or undone: " + strings.Join(slower, "; ")

@@ -45,6 +45,24 @@ func EnvironmentDiff(base, cur *benchv1.Environment) []string {
 	return out
 }
 
+// EnvironmentKey is an environment in one line, empty for none: two runs whose keys differ
+// differ in what EnvironmentDiff compares. A schedule's history keeps it per run.
+func EnvironmentKey(e *benchv1.Environment) string {
+	if e == nil {
+		return ""
+	}
+	parts := []string{e.Mode}
+	for _, role := range []string{"Targets", "Generator", "Both"} {
+		if m := machines(e.Nodes, role); m != "" {
+			parts = append(parts, strings.ToLower(role)+": "+m)
+		}
+	}
+	for _, img := range e.Images {
+		parts = append(parts, strings.TrimSpace(img.Target+" "+img.Runtime+" "+short(img.Digest)))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // machines describes the distinct machines of a role, sorted: "c7g.xlarge Neoverse-V1 4 CPUs
 // arm64 linux 6.1".
 func machines(nodes []benchv1.NodeFingerprint, role string) string {
