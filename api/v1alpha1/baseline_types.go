@@ -102,7 +102,13 @@ type Comparison struct {
 	// changes smaller than this.
 	// +optional
 	MinDetectablePPM *int64 `json:"minDetectablePPM,omitempty"`
-	// PValue is the two-sided Mann-Whitney p-value, a decimal such as "0.0286".
+	// Test is how the repetitions were compared: MannWhitney (the rank test on the two
+	// samples, for a baseline run) or PairedT (Student's t on each round's log ratio, for a
+	// same-run pair, whose rounds share the machine's state).
+	// +optional
+	// +kubebuilder:validation:Enum=MannWhitney;PairedT
+	Test string `json:"test,omitempty"`
+	// PValue is the two-sided p-value of the Test, a decimal such as "0.0286".
 	// +optional
 	// +kubebuilder:validation:MaxLength=16
 	PValue string `json:"pValue,omitempty"`

@@ -117,7 +117,7 @@ func TestCompareWithinARun(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := runCompare("--fail-on-regression", dir)
-	if !errors.Is(err, errRegressed) || !strings.Contains(out, "within the run: v2 vs v1") || !strings.Contains(out, "verdict: v2/ping@200 vs v1: Slower +10.") {
+	if !errors.Is(err, errRegressed) || !strings.Contains(out, "within the run: v2 vs v1") || !strings.Contains(out, "verdict: v2/ping@200 vs v1: Slower +9.9% [") {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	_, err = runCompare(writeRun(t, "alone", 1, 2, 3, 4))

@@ -112,6 +112,9 @@ func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect string) {
 	if err != nil {
 		log.Fatal(err)
 	}
+	for _, run := range runs {
+		compare.Apply(run, nil, "", o) // judged by this build from the recorded trials
+	}
 	fmt.Printf("%d runs, minimum effect %s, p50 of the wire\n\n", len(runs), minEffect)
 	fmt.Println("| pair | true shift (pooled) | Slower | Faster | NoChange | Inconclusive | median detects | ratio spread, same run (IQR) | ratio spread, separate runs (IQR) |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")

@@ -45,7 +45,7 @@ const (
 //   - Inconclusive: fewer than MinRepetitions a side, or neither (a change of the minimum
 //     effect can be neither ruled in nor out).
 func Judge(base, cur []int64, minEffectPPM int64) benchv1.Comparison {
-	c := benchv1.Comparison{BaselineRepetitions: int32(len(base)), Repetitions: int32(len(cur)), Verdict: benchv1.VerdictInconclusive}
+	c := benchv1.Comparison{BaselineRepetitions: int32(len(base)), Repetitions: int32(len(cur)), Verdict: benchv1.VerdictInconclusive, Test: TestMannWhitney}
 	if len(base) == 0 || len(cur) == 0 {
 		c.Message = "no repetition to compare on one side"
 		return c

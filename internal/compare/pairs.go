@@ -24,7 +24,8 @@ func baselineTargets(run *benchv1.BenchmarkRun) map[string]string {
 // Pairs judges every row of a target with a baselineTarget against that target's row of the
 // same scenario and load point in this run: both were measured in the same rounds, in a
 // random order within each, on the same machines, so drift between nights or nodes is not
-// in the shift. It sets those rows' Baseline and returns the pairs judged, "v2 vs v1", for
+// in the shift, and each round's ratio is judged (JudgePaired), so neither is the drift
+// between rounds. It sets those rows' Baseline and returns the pairs judged, "v2 vs v1", for
 // status.baseline.pairs ("" when the run has none).
 func Pairs(run *benchv1.BenchmarkRun, o Options) string {
 	paired := baselineTargets(run)
@@ -51,14 +52,13 @@ func Pairs(run *benchv1.BenchmarkRun, o Options) string {
 		if baseRow == nil && !slices.Contains(points, r.LoadPoint) {
 			continue // a capacity search's rate the baseline target never ran
 		}
-		cur, curOut := valid(&run.Spec, groups[k])
-		prev, baseOut := valid(&run.Spec, groups[kb])
+		prev, cur, baseOut, curOut := rounds(&run.Spec, groups[kb], groups[k])
 		var c benchv1.Comparison
 		if baseRow == nil {
 			c = benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: o.Metric,
 				Message: fmt.Sprintf("%s has no measured row for %s at %d", b, r.Scenario, r.LoadPoint)}
 		} else {
-			c = row(r, baseRow, cur, prev, o)
+			c = judgeRow(r, baseRow, cur, prev, o, JudgePaired)
 		}
 		if left := leftOut("this target", curOut) + leftOut(b, baseOut); left != "" && c.Verdict != benchv1.VerdictInconclusive {
 			c.Message = strings.TrimPrefix(left, "; ")
@@ -67,4 +67,35 @@ func Pairs(run *benchv1.BenchmarkRun, o Options) string {
 		r.Baseline = &c
 	}
 	return strings.Join(names, ", ")
+}
+
+// rounds are the repetitions both arms measured validly, matched by round (a repetition
+// flagged on its own drops its round from both sides), with why the others were left out.
+func rounds(spec *benchv1.BenchmarkRunSpec, baseTrials, curTrials []benchv1.Trial) (base, cur []benchv1.Measurement, baseOut, curOut map[string]int) {
+	byRound := func(trials []benchv1.Trial) (map[int32]benchv1.Measurement, map[string]int) {
+		ok, out := map[int32]benchv1.Measurement{}, map[string]int{}
+		for _, t := range trials {
+			if ms, flags := valid(spec, []benchv1.Trial{t}); len(ms) == 1 {
+				ok[t.Repetition] = ms[0]
+			} else {
+				for f, n := range flags {
+					out[f] += n
+				}
+			}
+		}
+		return ok, out
+	}
+	b, baseOut := byRound(baseTrials)
+	c, curOut := byRound(curTrials)
+	var reps []int32
+	for rep := range b {
+		if _, both := c[rep]; both {
+			reps = append(reps, rep)
+		}
+	}
+	slices.Sort(reps)
+	for _, rep := range reps {
+		base, cur = append(base, b[rep]), append(cur, c[rep])
+	}
+	return base, cur, baseOut, curOut
 }

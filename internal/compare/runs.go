@@ -83,6 +83,12 @@ func Rows(run, base *benchv1.BenchmarkRun, o Options) []benchv1.RegressionVerdic
 }
 
 func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Options) benchv1.Comparison {
+	return judgeRow(r, baseRow, cur, base, o, Judge)
+}
+
+// judgeRow is row with the test given: Judge for two samples, JudgePaired for rounds
+// (cur[i] and base[i] of the same round).
+func judgeRow(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Options, judge func(base, cur []int64, minEffectPPM int64) benchv1.Comparison) benchv1.Comparison {
 	inconclusive := func(format string, args ...any) benchv1.Comparison {
 		return benchv1.Comparison{Verdict: benchv1.VerdictInconclusive, Metric: o.Metric, BaselineRepetitions: int32(len(base)),
 			Message: fmt.Sprintf(format, args...)}
@@ -103,7 +109,7 @@ func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Optio
 		if !okB || !okC {
 			return inconclusive("a repetition has no CPU figure for the target: %s needs the target's CPU in every repetition", MetricCPU)
 		}
-		j := Judge(b, c, o.MinEffectPPM)
+		j := judge(b, c, o.MinEffectPPM)
 		j.Metric = o.Metric
 		return j
 	}
@@ -114,7 +120,7 @@ func row(r, baseRow *benchv1.ResultRow, cur, base []benchv1.Measurement, o Optio
 		}
 	}
 	idx := metricIndex(o.Metric)
-	c := Judge(values(base, src, idx), values(cur, src, idx), o.MinEffectPPM)
+	c := judge(values(base, src, idx), values(cur, src, idx), o.MinEffectPPM)
 	c.Metric, c.Source = o.Metric, src
 	return c
 }
