@@ -167,9 +167,9 @@ func readRunsFile(file string) ([]*benchv1.BenchmarkRun, error) {
 	return runs, nil
 }
 
-// crdNeed is a CRD of another operator and which runs use it. The manager's own check
-// (controllers/prerequisites.go) also asks for PodMonitor, which nothing creates: here only
-// what is used is required, and prometheus-operator is only the chart's ServiceMonitor.
+// crdNeed is a CRD of another operator and which runs use it, as the manager's own check
+// (controllers/prerequisites.go) requires them; prometheus-operator is only the chart's
+// ServiceMonitor.
 type crdNeed struct {
 	operator, groupVersion, kind string
 	used                         func(*benchv1.BenchmarkRun) bool // nil: no run uses it
