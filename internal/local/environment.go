@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -19,11 +18,7 @@ import (
 func environment(run *benchv1.BenchmarkRun, presets map[string]*preset.Preset) *benchv1.Environment {
 	node := benchv1.NodeFingerprint{Role: "Both", Architecture: runtime.GOARCH}
 	node.Name, _ = os.Hostname()
-	if fs, err := procfs.NewDefaultFS(); err == nil {
-		if cpus, err := fs.CPUInfo(); err == nil && len(cpus) > 0 {
-			node.CPUs, node.CPUModel = int32(len(cpus)), cpus[0].ModelName
-		}
-	}
+	node.CPUModel, node.CPUs = cpuModel()
 	var u unix.Utsname
 	if unix.Uname(&u) == nil {
 		node.Kernel = unix.ByteSliceToString(u.Release[:])
