@@ -40,7 +40,7 @@ func main() {
 		bin, root, out   string
 		warmup, duration string
 		extras           string
-		minEffect        string
+		minEffect, path  string
 	)
 	flag.IntVar(&runs, "runs", 40, "runs of the document")
 	flag.IntVar(&reps, "reps", 6, "repetitions of every trial")
@@ -52,6 +52,7 @@ func main() {
 	flag.StringVar(&duration, "duration", "2s", "measured window of each trial")
 	flag.StringVar(&extras, "extra", "0,6,3", "µs of CPU added per request for each pair's candidate (0: an A/A pair)")
 	flag.StringVar(&minEffect, "min-effect", "0.02", "spec.baseline.minEffect")
+	flag.StringVar(&path, "path", "", "a request path to load instead of the ping workload, e.g. /api/cpu/primes?n=20000 (about 1 ms of CPU)")
 	flag.Parse()
 
 	var arms []arm
@@ -66,7 +67,7 @@ func main() {
 		log.Fatal(err)
 	}
 	doc := filepath.Join(out, "power.yaml")
-	if err := os.WriteFile(doc, []byte(document(arms, reps, rate, warmup, duration, minEffect)), 0o644); err != nil {
+	if err := os.WriteFile(doc, []byte(document(arms, reps, rate, warmup, duration, minEffect, path)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	var done []*benchv1.BenchmarkRun
@@ -88,14 +89,18 @@ func main() {
 	report(arms, done, minEffect)
 }
 
-func document(arms []arm, reps, rate int, warmup, duration, minEffect string) string {
+func document(arms []arm, reps, rate int, warmup, duration, minEffect, path string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: gauntlet.dev/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: power}\nspec:\n  targets:\n")
 	for _, a := range arms {
-		fmt.Fprintf(&b, "  - {name: %s, preset: go-nethttp}\n", a.base)
-		fmt.Fprintf(&b, "  - {name: %s, preset: go-nethttp, baselineTarget: %s, env: [{name: EXTRA_CPU_MICROS, value: \"%d\"}]}\n", a.can, a.base, a.extraUS)
+		fmt.Fprintf(&b, "  - {name: %s, preset: go-nethttp, workers: 1}\n", a.base)
+		fmt.Fprintf(&b, "  - {name: %s, preset: go-nethttp, workers: 1, baselineTarget: %s, env: [{name: EXTRA_CPU_MICROS, value: \"%d\"}]}\n", a.can, a.base, a.extraUS)
 	}
-	fmt.Fprintf(&b, "  scenarios: [{name: ping, workload: ping}]\n")
+	if path != "" {
+		fmt.Fprintf(&b, "  scenarios: [{name: ping, requests: [{path: %q}]}]\n", path)
+	} else {
+		fmt.Fprintf(&b, "  scenarios: [{name: ping, workload: ping}]\n")
+	}
 	fmt.Fprintf(&b, "  load: {model: Open, rates: [%d], warmup: %s, duration: %s, repetitions: %d, maxVUs: 100}\n", rate, warmup, duration, reps)
 	fmt.Fprintf(&b, "  baseline: {metric: p50, minEffect: %q}\n", minEffect)
 	return b.String()
