@@ -50,7 +50,7 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("RUN: %w", err)
 			}
-			if base == nil && !hasPairs(run) {
+			if base == nil && !compare.HasPairs(run) {
 				return usage(errors.New("RUN has no spec.targets[].baselineTarget to judge within it: name a BASELINE run too"))
 			}
 			b := &benchv1.Baseline{}
@@ -90,14 +90,4 @@ func newCompareCmd() *cobra.Command {
 	f.StringVar(&minEffect, "min-effect", "", `smallest relative shift that counts, e.g. "0.05" (default: RUN's spec.baseline.minEffect, else 0.05)`)
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit with status 3 when a row is Slower, 7 when no verdict could be reached (for CI)")
 	return cmd
-}
-
-// hasPairs: some target of run is judged against another target of the same run.
-func hasPairs(run *benchv1.BenchmarkRun) bool {
-	for _, t := range run.Spec.Targets {
-		if t.BaselineTarget != "" {
-			return true
-		}
-	}
-	return false
 }

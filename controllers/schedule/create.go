@@ -105,7 +105,7 @@ func newScheduledRun(s *benchv1.BenchmarkSchedule, at time.Time, baseline string
 		reps = 3 // the schema's default
 	}
 	switch {
-	case baseline == "" && run.Spec.Baseline != nil && pairs(run):
+	case baseline == "" && run.Spec.Baseline != nil && compare.HasPairs(run):
 		run.Spec.Baseline.Run = "" // the template's metric still judges its same-run pairs
 	case baseline == "" || reps < compare.MinRepetitions:
 		// Under 4 repetitions no row could reach a verdict (the API server would refuse the
@@ -117,14 +117,4 @@ func newScheduledRun(s *benchv1.BenchmarkSchedule, at time.Time, baseline string
 		run.Spec.Baseline.Run = baseline
 	}
 	return run
-}
-
-// pairs: the template judges a target against another of the same run.
-func pairs(run *benchv1.BenchmarkRun) bool {
-	for _, t := range run.Spec.Targets {
-		if t.BaselineTarget != "" {
-			return true
-		}
-	}
-	return false
 }

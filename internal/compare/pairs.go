@@ -21,6 +21,9 @@ func baselineTargets(run *benchv1.BenchmarkRun) map[string]string {
 	return out
 }
 
+// HasPairs says whether some target of run is judged against another target of the run.
+func HasPairs(run *benchv1.BenchmarkRun) bool { return len(baselineTargets(run)) > 0 }
+
 // Pairs judges every row of a target with a baselineTarget against that target's row of the
 // same scenario and load point in this run: both were measured in the same rounds, in a
 // random order within each, on the same machines, so drift between nights or nodes is not

@@ -14,11 +14,7 @@ import (
 // named, unavailable says why and Regressed is Unknown unless a pair is Slower. It records
 // the rows' verdicts, status.baseline, status.verdict and Regressed, and says what it found.
 func Compare(run, base *benchv1.BenchmarkRun, source, unavailable string, notify Notify) {
-	pairs := false
-	for _, t := range run.Spec.Targets {
-		pairs = pairs || t.BaselineTarget != ""
-	}
-	if !pairs && base == nil && unavailable == "" {
+	if !compare.HasPairs(run) && base == nil && unavailable == "" {
 		return
 	}
 	o, err := compare.OptionsFrom(run.Spec.Baseline)
