@@ -184,11 +184,14 @@ func TestSameRunPairThroughTheReconciler(t *testing.T) {
 	if err := env.Client.Status().Update(context.Background(), node); err != nil {
 		t.Fatal(err)
 	}
-	mk := func(name string, seed *int32) *benchv1.BenchmarkRun {
+	mk := func(name string, seed *int32, pairing ...benchv1.Pairing) *benchv1.BenchmarkRun {
 		run := pingRun(name)
 		run.Namespace = ns
 		run.Spec.Targets = []benchv1.Target{{Name: "v1", Preset: "go-nethttp"}, {Name: "v2", Preset: "go-nethttp", BaselineTarget: "v1"}}
 		run.Spec.Load.Repetitions, run.Spec.Load.OrderSeed = 5, seed
+		if len(pairing) > 0 {
+			run.Spec.Load.Pairing = pairing[0]
+		}
 		for i, tg := range []string{"v1", "v2"} {
 			fakes.depPods[ns+"/"+specs.TargetName(run, tg)] = podPlace{"pair-node", fmt.Sprintf("10.9.0.%d", i+1)}
 		}
@@ -234,6 +237,26 @@ func TestSameRunPairThroughTheReconciler(t *testing.T) {
 	replay := mk("ab-replay", &got.Status.OrderSeed)
 	if !slices.Equal(order(got), order(replay)) || replay.Status.OrderSeed != got.Status.OrderSeed {
 		t.Fatalf("seed %d replayed as %d: %v, then %v", got.Status.OrderSeed, replay.Status.OrderSeed, order(got), order(replay))
+	}
+	// A duet: each round's two arms load at the same time (their windows overlap), each
+	// recorded as a trial of its own that names the other, and judged as the pair was.
+	duet := mk("ab-duet", nil, benchv1.PairingDuet)
+	if duet.Status.Phase != benchv1.PhaseSucceeded || !strings.HasPrefix(duet.Status.Verdict, "v2/ping@100 vs v1: Slower +") {
+		t.Fatalf("duet: phase %s, verdict %q", duet.Status.Phase, duet.Status.Verdict)
+	}
+	byRound := map[int32][]benchv1.Trial{}
+	for _, tr := range duet.Status.Trials {
+		if !tr.Calibration {
+			byRound[tr.Repetition] = append(byRound[tr.Repetition], tr)
+		}
+	}
+	for rep, arms := range byRound {
+		a, b := arms[0], arms[1]
+		if len(arms) != 2 || a.MeasureStart == nil || b.MeasureStart == nil ||
+			a.MeasureStart.After(b.MeasureEnd.Time) || b.MeasureStart.After(a.MeasureEnd.Time) || // status keeps seconds
+			!strings.Contains(a.Message, "duet: loaded at the same time as "+b.Name) {
+			t.Fatalf("round %d: the arms did not load together: %+v", rep, arms)
+		}
 	}
 	events := &eventsv1.EventList{}
 	if err := env.Client.List(context.Background(), events, client.InNamespace(ns)); err != nil {

@@ -211,7 +211,7 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 		}
 		// Each round's targets in an order drawn from a seed the status keeps: replayable.
 		run.Status.OrderSeed = plan.OrderSeed(run.Spec.Load.OrderSeed, run.Status.OrderSeed)
-		trials = plan.Shuffle(trials, run.Status.OrderSeed)
+		trials = plan.Shuffle(trials, run.Status.OrderSeed, plan.Groups(&run.Spec))
 		// A generator-floor trial per scenario and load point, as in the local mode, when the
 		// operator has a null responder to run them against.
 		if r.Config.NullResponderImage != "" {

@@ -49,6 +49,9 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 	}
 	setPhase(run, benchv1.PhaseRunning)
 	setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning, "trials "+results.Progress(run.Status.Trials))
+	if arms := engine.DuetArms(run, next); arms != nil {
+		return r.duet(ctx, s, arms)
+	}
 	t := &run.Status.Trials[next]
 	if t.Phase == benchv1.TrialPending {
 		// A failed trial's TestRun may still be loading: no two trials' load overlaps.
@@ -64,6 +67,46 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 		return r.startTrial(ctx, s, t)
 	}
 	return r.followTrial(ctx, s, t)
+}
+
+// duet starts or follows the arms of a same-run pair together (spec.load.pairing Duet):
+// a TestRun each, created in the same pass, so their loads overlap; each arm is then
+// stepped and recorded as a trial of its own, and the next trial waits for them all.
+func (r *BenchmarkRunReconciler) duet(ctx context.Context, s *scope, arms []int) (ctrl.Result, error) {
+	run := s.run
+	if run.Status.Trials[arms[0]].Phase == benchv1.TrialPending {
+		// As for a trial alone: no earlier load overlaps the duet's.
+		stopping, err := r.pruneTestRuns(ctx, run)
+		if err != nil || len(stopping) > 0 {
+			setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning,
+				fmt.Sprintf("trials %s; waiting for TestRun %s of a failed trial to stop", results.Progress(run.Status.Trials), strings.Join(stopping, ", ")))
+			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
+		}
+		if err := r.removeNullResponder(ctx, s); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	var out ctrl.Result
+	for _, i := range arms {
+		t := &run.Status.Trials[i]
+		var res ctrl.Result
+		var err error
+		switch t.Phase {
+		case benchv1.TrialPending:
+			res, err = r.startTrial(ctx, s, t)
+		case benchv1.TrialRunning:
+			res, err = r.followTrial(ctx, s, t)
+		default:
+			continue
+		}
+		if err != nil || run.Status.Phase == benchv1.PhaseFailed {
+			return res, err
+		}
+		if out.RequeueAfter == 0 || (res.RequeueAfter > 0 && res.RequeueAfter < out.RequeueAfter) {
+			out = res
+		}
+	}
+	return out, nil
 }
 
 func (r *BenchmarkRunReconciler) startTrial(ctx context.Context, s *scope, t *benchv1.Trial) (ctrl.Result, error) {
@@ -191,7 +234,7 @@ func (r *BenchmarkRunReconciler) readTrial(ctx context.Context, s *scope, t *ben
 	if err != nil {
 		return engine.ReadFailed(run, t, fmt.Errorf("from Prometheus: %w", err), s.now, r.deadlines(), s.notify)
 	}
-	next := engine.Record(run, t, m, []string{r.recordWire(mctx, run, t, &m), r.sharedNodes(mctx, run, t, pods, &m), note}, s.notify)
+	next := engine.Record(run, t, m, []string{r.recordWire(mctx, run, t, &m), r.sharedNodes(mctx, run, t, pods, &m), note, engine.DuetNote(run, t)}, s.notify)
 	if next.Stop == nil {
 		// Its figures are in status: TestRuns older than the last few go, with their pods.
 		_, err = r.pruneTestRuns(ctx, run)

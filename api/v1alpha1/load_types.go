@@ -24,6 +24,16 @@ func (d Duration) Std() time.Duration {
 // +kubebuilder:validation:Enum=Open;Closed
 type LoadModel string
 
+// Pairing is how a same-run pair's arms share the machine (spec.load.pairing).
+// +kubebuilder:validation:Enum=Interleaved;Duet
+type Pairing string
+
+// Pairings.
+const (
+	PairingInterleaved Pairing = "Interleaved"
+	PairingDuet        Pairing = "Duet"
+)
+
 // Load models.
 const (
 	LoadModelOpen   LoadModel = "Open"
@@ -98,6 +108,15 @@ type Load struct {
 	// +optional
 	// +kubebuilder:validation:Minimum=1
 	OrderSeed *int32 `json:"orderSeed,omitempty"`
+
+	// Pairing is how the arms of a same-run pair (spec.targets[].baselineTarget) share the
+	// machine in each round. Interleaved (empty): one after the other, next to each other in
+	// a random order. Duet: at the same time, each under the whole load point from a
+	// generator of its own, each arm in its own CPU limit (Bulej et al., "Duet Benchmarking",
+	// ICPE 2020): what disturbs the machine then disturbs both arms alike. docs/measurement.md
+	// compares the two.
+	// +optional
+	Pairing Pairing `json:"pairing,omitempty"`
 
 	// RequestTimeout after which a request counts as an error; at most 5m.
 	// +optional

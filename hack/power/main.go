@@ -6,6 +6,8 @@
 // a Markdown table; docs/measurement.md quotes it with this command:
 //
 //	go run ./hack/power -runs 40 -gauntlet bin/gauntlet
+//
+// -pairing Duet loads each pair's arms at the same time instead of one after the other.
 package main
 
 import (
@@ -41,6 +43,7 @@ func main() {
 		warmup, duration string
 		extras           string
 		minEffect, path  string
+		pairing          string
 	)
 	flag.IntVar(&runs, "runs", 40, "runs of the document")
 	flag.IntVar(&reps, "reps", 6, "repetitions of every trial")
@@ -53,6 +56,7 @@ func main() {
 	flag.StringVar(&extras, "extra", "0,6,3", "µs of CPU added per request for each pair's candidate (0: an A/A pair)")
 	flag.StringVar(&minEffect, "min-effect", "0.02", "spec.baseline.minEffect")
 	flag.StringVar(&path, "path", "", "a request path to load instead of the ping workload, e.g. /api/cpu/primes?n=20000 (about 1 ms of CPU)")
+	flag.StringVar(&pairing, "pairing", "Interleaved", "spec.load.pairing: Interleaved (one arm after the other) or Duet (both at once)")
 	flag.Parse()
 
 	var arms []arm
@@ -67,7 +71,7 @@ func main() {
 		log.Fatal(err)
 	}
 	doc := filepath.Join(out, "power.yaml")
-	if err := os.WriteFile(doc, []byte(document(arms, reps, rate, warmup, duration, minEffect, path)), 0o644); err != nil {
+	if err := os.WriteFile(doc, []byte(document(arms, reps, rate, warmup, duration, minEffect, path, pairing)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	var done []*benchv1.BenchmarkRun
@@ -89,7 +93,7 @@ func main() {
 	report(arms, done, minEffect)
 }
 
-func document(arms []arm, reps, rate int, warmup, duration, minEffect, path string) string {
+func document(arms []arm, reps, rate int, warmup, duration, minEffect, path, pairing string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: gauntlet.dev/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: power}\nspec:\n  targets:\n")
 	for _, a := range arms {
@@ -101,7 +105,7 @@ func document(arms []arm, reps, rate int, warmup, duration, minEffect, path stri
 	} else {
 		fmt.Fprintf(&b, "  scenarios: [{name: ping, workload: ping}]\n")
 	}
-	fmt.Fprintf(&b, "  load: {model: Open, rates: [%d], warmup: %s, duration: %s, repetitions: %d, maxVUs: 100}\n", rate, warmup, duration, reps)
+	fmt.Fprintf(&b, "  load: {model: Open, rates: [%d], warmup: %s, duration: %s, repetitions: %d, maxVUs: 100, pairing: %s}\n", rate, warmup, duration, reps, pairing)
 	fmt.Fprintf(&b, "  baseline: {metric: p50, minEffect: %q}\n", minEffect)
 	return b.String()
 }

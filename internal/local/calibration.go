@@ -100,7 +100,7 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 		}
 		r.null = n
 	}
-	x, err := r.prepareTrial(t, r.null.url)
+	x, err := r.prepareTrial(t, 0, r.null.url)
 	if err != nil {
 		fail(err)
 		return

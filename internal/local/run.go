@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -61,7 +62,8 @@ type RunOptions struct {
 // ErrInterrupted is returned when ctx was cancelled (Ctrl-C): what was measured is written.
 var ErrInterrupted = errors.New("interrupted")
 
-// runner holds one run's state; its fields are only touched by the goroutine running it.
+// runner holds one run's state; its fields are only touched by the goroutine running it,
+// but for what a duet's arms share while they run (measureTrial).
 type runner struct {
 	opts     RunOptions
 	run      *benchv1.BenchmarkRun
@@ -72,8 +74,9 @@ type runner struct {
 	cpus     placement
 	limits   *limits        // each target's cgroup
 	null     *nullResponder // started at the first calibration trial
-	noWire   string         // why the wire capture is unavailable, once known
-	notify   engine.Notify  // the engine's words: trouble and the searches' news are printed
+	noWire   string         // why the wire capture is unavailable, once known (wireMu)
+	wireMu   sync.Mutex
+	notify   engine.Notify // the engine's words: trouble and the searches' news are printed
 }
 
 // PrepareRun checks what the local mode can run before anything starts: the run's name
@@ -139,7 +142,7 @@ func PrepareRun(run *benchv1.BenchmarkRun, root string, scale float64, allowUnsa
 		return nil, nil, err
 	}
 	run.Status.OrderSeed = plan.OrderSeed(spec.Load.OrderSeed, run.Status.OrderSeed)
-	trials = plan.Shuffle(trials, run.Status.OrderSeed)
+	trials = plan.Shuffle(trials, run.Status.OrderSeed, plan.Groups(&run.Spec))
 	// As the operator's accept phase: the runners' sizes go in the status, and k6 is held
 	// to them (generatorFor).
 	if run.Status.LoadGeneratorSizing, err = sizing.LoadGenerator(run); err != nil {
@@ -286,7 +289,11 @@ func (r *runner) execute(ctx context.Context) string {
 			continue // skipped, or failed because its target never passed verification
 		}
 		r.progress.begin(i)
-		r.runTrial(ctx, t)
+		if arms := engine.DuetArms(r.run, i); arms != nil {
+			r.runDuet(ctx, arms)
+		} else {
+			r.runTrial(ctx, t)
+		}
 		r.progress.end(i)
 		if ctx.Err() == nil {
 			engine.AdvanceSearch(r.run, r.notify)

@@ -42,7 +42,7 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		}
 		return
 	}
-	x, err := r.prepareTrial(t, ts.proc.URL)
+	x, err := r.prepareTrial(t, 0, ts.proc.URL)
 	if err != nil {
 		r.act(engine.FailTrial(r.run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify))
 		return
@@ -108,7 +108,7 @@ type trialRun struct {
 }
 
 // prepareTrial writes nothing but the trial's folder and k6 log, and sizes its generator.
-func (r *runner) prepareTrial(t *benchv1.Trial, url string) (*trialRun, error) {
+func (r *runner) prepareTrial(t *benchv1.Trial, arm int, url string) (*trialRun, error) {
 	p, err := r.trialPlan(t, url)
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (r *runner) prepareTrial(t *benchv1.Trial, url string) (*trialRun, error) {
 		return nil, err
 	}
 	x := &trialRun{plan: p, log: logFile, marker: newMarkerWriter(logFile, loadStartsMarker)}
-	if x.gen, x.limit, err = r.generatorFor(t, dir, x.marker); err != nil {
+	if x.gen, x.limit, err = r.generatorFor(t, arm, dir, x.marker); err != nil {
 		logFile.Close()
 		return nil, err
 	}
@@ -134,12 +134,31 @@ func (r *runner) prepareTrial(t *benchv1.Trial, url string) (*trialRun, error) {
 // and whether the target, the database or k6 failed. A dead target or database ends the
 // trial at once rather than after the window.
 func (r *runner) executeTrial(ctx context.Context, t *benchv1.Trial, ts *targetState, x *trialRun) (engine.Observation, benchv1.Measurement) {
-	o := engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}
+	return r.concludeTrial(ctx, t, ts, x, r.measureTrial(ctx, t, ts, x))
+}
+
+// measured is what measureTrial saw, before it is judged (concludeTrial).
+type measured struct {
+	o       engine.Observation
+	proc    *Target
+	readsDB bool
+	res     k6.Result
+	err     error
+	usage   supervise.Usage
+	th      cgroups.Throttling
+	wire    *benchv1.WireLatency
+}
+
+// measureTrial is the part of a trial that runs while the load does: it touches nothing of
+// the run's status, so a duet's arms run it at the same time (duet.go).
+func (r *runner) measureTrial(ctx context.Context, t *benchv1.Trial, ts *targetState, x *trialRun) measured {
+	mt := measured{o: engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}}
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	proc, readsDB := ts.proc, r.readsDatabase(t.Scenario)
+	mt.proc, mt.readsDB = ts.proc, r.readsDatabase(t.Scenario)
+	proc := mt.proc
 	var dbExited <-chan struct{}
-	if readsDB {
+	if mt.readsDB {
 		dbExited = r.services.exited(tctx.Done())
 	}
 	go func() {
@@ -155,16 +174,22 @@ func (r *runner) executeTrial(ctx context.Context, t *benchv1.Trial, ts *targetS
 	// The capture runs from before the warmup to after k6 has exited: which requests are
 	// measured is read from each request's phase header, not from the clock.
 	capture := r.startWire(proc.Port)
-	res, err := x.gen.Run(tctx, x.plan)
+	mt.res, mt.err = x.gen.Run(tctx, x.plan)
 	cancel()
-	u, th := <-usage, <-throttled
-	w := r.stopWire(capture)
-	o.Started = *started
+	mt.usage, mt.th = <-usage, <-throttled
+	mt.wire = r.stopWire(capture)
+	mt.o.Started = *started
+	return mt
+}
 
-	if o.Failure = r.trialFailure(ctx, t, ts, proc, readsDB, err); o.Failure != nil || ctx.Err() != nil {
+// concludeTrial judges what measureTrial saw: why the trial failed, or its measurement.
+func (r *runner) concludeTrial(ctx context.Context, t *benchv1.Trial, ts *targetState, x *trialRun, mt measured) (engine.Observation, benchv1.Measurement) {
+	o := mt.o
+	if o.Failure = r.trialFailure(ctx, t, ts, mt.proc, mt.readsDB, mt.err); o.Failure != nil || ctx.Err() != nil {
 		return o, benchv1.Measurement{}
 	}
-	m := measurementOf(res)
+	u, th, w := mt.usage, mt.th, mt.wire
+	m := measurementOf(mt.res)
 	m.Wire = w
 	m.GeneratorCPULimitMillicores = x.limit
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
@@ -174,7 +199,7 @@ func (r *runner) executeTrial(ctx context.Context, t *benchv1.Trial, ts *targetS
 		x.notes = append(x.notes, "target CPU and memory were not sampled")
 	}
 	if w == nil {
-		x.notes = append(x.notes, r.noWire)
+		x.notes = append(x.notes, r.wireUnavailable())
 	}
 	return o, m
 }
@@ -241,7 +266,7 @@ func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Targ
 // pinned to the generator side's cores (every core when unpinned), and held to the CPU and
 // memory the spec gives its runners for the trial's load point (sizing.Runners), as in
 // a cluster, unless --no-limits.
-func (r *runner) generatorFor(t *benchv1.Trial, dir string, out io.Writer) (k6.Runner, int64, error) {
+func (r *runner) generatorFor(t *benchv1.Trial, arm int, dir string, out io.Writer) (k6.Runner, int64, error) {
 	gen := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: out, CPUs: r.cpus.generator}
 	limit := int64(runtime.NumCPU()) * 1000
 	if n := len(r.cpus.generator); n > 0 {
@@ -251,7 +276,7 @@ func (r *runner) generatorFor(t *benchv1.Trial, dir string, out io.Writer) (k6.R
 	if err != nil {
 		return gen, limit, err
 	}
-	if gen.Cgroup, err = r.limits.generator(r.run, c); err != nil {
+	if gen.Cgroup, err = r.limits.generator(r.run, c, arm); err != nil {
 		return gen, limit, err
 	}
 	if gen.Cgroup != nil {

@@ -10,6 +10,8 @@ import (
 // startWire starts capturing a trial's port on loopback (internal/wire). Without the
 // privilege, or the device, it says why once and the run goes on with k6's figures.
 func (r *runner) startWire(port int) *wire.Capture {
+	r.wireMu.Lock() // a duet's arms start theirs at once
+	defer r.wireMu.Unlock()
 	if r.noWire != "" {
 		return nil
 	}
@@ -23,6 +25,13 @@ func (r *runner) startWire(port int) *wire.Capture {
 		return nil
 	}
 	return c
+}
+
+// wireUnavailable is why the wire was not captured ("" while it is).
+func (r *runner) wireUnavailable() string {
+	r.wireMu.Lock()
+	defer r.wireMu.Unlock()
+	return r.noWire
 }
 
 // stopWire ends a capture and converts what it paired into the API's units.

@@ -171,8 +171,12 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 	})
 	t.Logf("%s: %s in %s (trials %s) %s", sc.name, run.Status.Phase, time.Since(start).Round(time.Second), run.Status.Progress, run.Status.Headline)
 	if err != nil || run.Status.Phase != benchv1.PhaseSucceeded {
-		t.Fatalf("phase %q (%v), want Succeeded; conditions:\n%s\nevents:\n%s", run.Status.Phase, err,
-			conditions(run.Status.Conditions), l.command(t, l.kubectl(), "-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
+		// The cause last: CI keeps the tail of a failing test's output, and the events are long.
+		t.Logf("events:\n%s", l.command(t, l.kubectl(), "-n", ns, "get", "events", "--sort-by=.lastTimestamp"))
+		for _, tr := range run.Status.Trials {
+			t.Logf("trial %s %s: %s", tr.Name, tr.Phase, tr.Message)
+		}
+		t.Fatalf("phase %q (%v), want Succeeded; conditions:\n%s", run.Status.Phase, err, conditions(run.Status.Conditions))
 	}
 	l.keepStatus(t, &run)
 	l.logNodeLoad(t, &run)

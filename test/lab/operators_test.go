@@ -44,41 +44,43 @@ func (l *lab) fullTier(t *testing.T) {
 	if !t.Run("helm install of the chart", l.testHelmInstall) {
 		return
 	}
-	// The drills run beside the seeds: their runs load nothing a seed's figures are judged on
-	// (no node pool in common, 50m targets), and the tier stays within the hour.
+	// Three lanes (go test -parallel 3), each a sequence, balanced by their measured times
+	// (docs/lab.md): the seeds, then two short drills; the schedule demo, then a drill that
+	// mostly waits; three drills, the same-run pair and GitOps. The drills' runs load
+	// nothing a seed's figures are judged on (no node pool in common, 50m targets), and one
+	// lane of seeds beside two of drills fits the node's CPU requests.
 	t.Run("seeds and failure drills", func(t *testing.T) {
-		// The seeds one after another: together they would ask for more CPU than the node has.
 		t.Run("seeds", func(t *testing.T) {
 			t.Parallel()
+			// One after another: together they would ask for more CPU than the node has.
 			for _, sc := range seedCases {
 				t.Run("through the operators: "+sc.name, func(t *testing.T) { l.testSeed(t, sc) })
 			}
 			t.Run("through the operators: three runners on one target", l.testThreeRunners)
+			t.Run("drill: a run deleted", l.testDeleteMidTrial)
+			t.Run("drill: a runner killed", l.testRunnerKilled)
 		})
-		t.Run("drill: an image that does not exist", func(t *testing.T) {
+		t.Run("a schedule's change point, a node pool that matches no node", func(t *testing.T) {
 			t.Parallel()
-			l.testTargetNeverAvailable(t, "drill-no-image", "name: ghost, image: gauntlet.local/does-not-exist:1, port: 8080", "",
-				"ghost", "gauntlet.local/does-not-exist:1")
-		})
-		t.Run("drill: a node pool that matches no node", func(t *testing.T) {
-			t.Parallel()
-			l.testTargetNeverAvailable(t, "drill-no-node", "name: go, preset: go-nethttp, nodePool: nowhere",
-				"  nodePools: [{name: nowhere, nodeSelector: {gauntlet.dev/pool: nowhere}}]\n",
-				"Unschedulable", "node affinity/selector")
-		})
-		// One after the other: each holds a target and a runner's CPU beside the seeds.
-		t.Run("drills: a run deleted, a runner killed, a schedule slowed, a same-run pair", func(t *testing.T) {
-			t.Parallel()
-			t.Run("run deleted", l.testDeleteMidTrial)
-			t.Run("runner killed", l.testRunnerKilled)
 			t.Run("a schedule's change point", l.testScheduleChangePoint)
-			t.Run("a same-run pair judged through the operators", l.testSameRunPair)
+			t.Run("drill: a node pool that matches no node", func(t *testing.T) {
+				l.testTargetNeverAvailable(t, "drill-no-node", "name: go, preset: go-nethttp, nodePool: nowhere",
+					"  nodePools: [{name: nowhere, nodeSelector: {gauntlet.dev/pool: nowhere}}]\n",
+					"Unschedulable", "node affinity/selector")
+			})
 		})
-		t.Run("drill: the database's primary deleted mid-trial", func(t *testing.T) { t.Parallel(); l.testDatabaseLostMidTrial(t) })
-		t.Run("drill: a TestRun whose starter cannot be scheduled", func(t *testing.T) { t.Parallel(); l.testStarterUnschedulable(t) })
-		t.Run("GitOps: Flux applies runs from Git and waits on them", func(t *testing.T) {
+		// The pair (two targets and a runner) after seed 001, whose runners would otherwise
+		// wait for the node's CPU requests.
+		t.Run("other drills, a same-run pair, GitOps", func(t *testing.T) {
 			t.Parallel()
-			l.testFluxPipeline(t)
+			t.Run("drill: an image that does not exist", func(t *testing.T) {
+				l.testTargetNeverAvailable(t, "drill-no-image", "name: ghost, image: gauntlet.local/does-not-exist:1, port: 8080", "",
+					"ghost", "gauntlet.local/does-not-exist:1")
+			})
+			t.Run("drill: the database's primary deleted mid-trial", l.testDatabaseLostMidTrial)
+			t.Run("drill: a TestRun whose starter cannot be scheduled", l.testStarterUnschedulable)
+			t.Run("a same-run pair judged through the operators", l.testSameRunPair)
+			t.Run("GitOps: Flux applies runs from Git and waits on them", l.testFluxPipeline)
 		})
 	})
 }
