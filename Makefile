@@ -154,8 +154,8 @@ lab-test: ## The lab tier (test/lab, -tags lab): core checks and the three opera
 	hack/lab/prebuild.sh wait
 	hack/lab/packages.sh
 	# Flux too, unless make test's background build goes on beside the tier: then the GitOps
-	# subtest's image step waits for it (hack/lock.sh), beside the seeds. Three lanes: the
-	# seeds; the schedule demo's lane (docs/lab.md); the other drills.
+	# subtest's image step waits for it (hack/lock.sh), at the end of its lane. Three lanes
+	# (docs/lab.md): the seeds; the schedule demo; the other drills, the pair and GitOps.
 	GOGC=$(BUILD_GOGC) hack/lab/binaries.sh "$$(hack/lab/prebuild.sh running && echo lab || echo all)"
 	go test -count=1 -tags lab,labfull -timeout 60m -parallel 3 -json ./test/lab/ | go run ./hack/testdigest
 

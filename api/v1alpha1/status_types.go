@@ -557,9 +557,12 @@ type ResultRow struct {
 	GeneratorFloor *GeneratorFloor `json:"generatorFloor,omitempty"`
 	// +optional
 	SLO Verdict `json:"slo,omitempty"`
-	// Valid is false when a figure cannot be trusted; Flags say why (GeneratorBound,
-	// DroppedIterations, RateShortfall, ErrorsAboveSLO, FailedRepetitions, GeneratorNoise,
-	// SharedCores, MostlyFailed: over half the requests failed or timed out).
+	// Valid is false when a figure cannot be trusted; Flags say why: GeneratorBound (k6 busy
+	// enough to inflate its own timings, and they are the latency of record), GeneratorLimited
+	// (k6, not the target, limited a closed model's rate), DroppedIterations, RateShortfall,
+	// ErrorsAboveSLO, FailedRepetitions, GeneratorNoise (the target's latency is within the
+	// generator's own floor), SharedCores (k6 and the targets shared CPUs), MostlyFailed (over
+	// half the requests failed or timed out).
 	Valid bool `json:"valid"`
 	// +optional
 	// +listType=atomic
