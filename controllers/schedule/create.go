@@ -29,7 +29,7 @@ func (r *BenchmarkScheduleReconciler) startRun(ctx context.Context, sc *scope) e
 		return nil
 	}
 	at := sc.due
-	if sc.trigger != benchv1.TriggerSchedule {
+	if at.IsZero() { // a trigger between scheduled times
 		at = sc.now
 	}
 	run, err := r.create(ctx, s, at, st.LastGoodRun, sc.trigger)
@@ -52,7 +52,7 @@ func (r *BenchmarkScheduleReconciler) startRun(ctx context.Context, sc *scope) e
 // skipped is the event of a time or trigger a run in progress held back (Forbid).
 func (r *BenchmarkScheduleReconciler) skipped(sc *scope) {
 	at := "a run triggered by " + sc.why
-	if sc.trigger == benchv1.TriggerSchedule {
+	if !sc.due.IsZero() {
 		at = sc.due.UTC().Format(time.RFC3339)
 	}
 	r.Recorder.Eventf(sc.schedule, nil, "Normal", ReasonRunSkipped, "Schedule", "skipped %s: %s is still in progress (%s)", at, sc.active, sc.held)

@@ -330,6 +330,44 @@ func TestTemplateChangeTrigger(t *testing.T) {
 	}
 }
 
+// Under Forbid, a template changed while a run is in progress is first run at the next
+// scheduled time: that run is named for the time, yet says TemplateChange, so the history
+// and the user see where the template changed (the lab's schedule drill waits for it).
+func TestTemplateChangeHeldBackByARunSaysSo(t *testing.T) {
+	ctx := context.Background()
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "held", Namespace: "default"},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "*/5 * * * *", ConcurrencyPolicy: benchv1.ConcurrencyForbid, Template: pingTemplate(),
+			Triggers: &benchv1.ScheduleTriggers{TemplateChanges: true}}}
+	h := newHarness(t, s)
+	h.reconcile()
+	h.clock.Step(5 * time.Minute)
+	got := h.reconcile()
+	if tr := h.triggered(); len(tr) != 1 || tr[0] != benchv1.TriggerSchedule {
+		t.Fatalf("the first scheduled run: %v", tr)
+	}
+	got.Spec.Template.Spec.Load.Rates = []int32{300}
+	if err := env.Client.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Step(time.Second)
+	if h.reconcile(); len(h.runs()) != 1 {
+		t.Fatalf("a second run beside the first under Forbid: %v", h.triggered())
+	}
+	h.finish(h.runs()[0].Name, benchv1.PhaseSucceeded, false)
+	h.clock.Step(5 * time.Minute)
+	h.reconcile()
+	runs := h.runs()
+	if len(runs) != 2 || runs[1].Annotations[benchv1.AnnotationTrigger] != benchv1.TriggerTemplateChange || runs[1].Spec.Load.Rates[0] != 300 ||
+		runs[1].Annotations[benchv1.AnnotationScheduledAt] == "" {
+		t.Fatalf("after the run in progress: %v, %+v", h.triggered(), runs[len(runs)-1].Annotations)
+	}
+	h.finish(runs[1].Name, benchv1.PhaseSucceeded, false)
+	h.clock.Step(5 * time.Minute)
+	if h.reconcile(); len(h.runs()) != 3 || h.triggered()[2] != benchv1.TriggerSchedule {
+		t.Fatalf("the next time, template unchanged: %v", h.triggered())
+	}
+}
+
 // With both triggers, a commit that moves the template to another image starts one run,
 // which records the new image's digest: the next poll finds nothing new to run for, even
 // when the change comes before the poll interval has passed.

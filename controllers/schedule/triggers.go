@@ -165,10 +165,15 @@ func (r *BenchmarkScheduleReconciler) checkDigests(ctx context.Context, sc *scop
 
 // chooseTrigger picks what starts a run this pass, if anything: the scheduled time, then a
 // changed template (a commit that changes an image also changes its digest), then a moved
-// digest. Nothing while suspended.
+// digest. Nothing while suspended. A run that is due and is the first of a changed
+// template says TemplateChange (its name and time stay the scheduled ones): under Forbid a
+// change made during a run is due with the next time, and the history must see where the
+// template changed.
 func (r *BenchmarkScheduleReconciler) chooseTrigger(_ context.Context, sc *scope) error {
 	switch {
 	case sc.schedule.Spec.Suspend:
+	case !sc.due.IsZero() && sc.templateChanged:
+		sc.trigger, sc.why = benchv1.TriggerTemplateChange, "spec.template changed since the last run (started at its scheduled time)"
 	case !sc.due.IsZero():
 		sc.trigger = benchv1.TriggerSchedule
 	case sc.templateChanged:

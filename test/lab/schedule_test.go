@@ -110,7 +110,8 @@ spec:
 	}
 	changed := time.Now()
 	// The change starts a run of its own, annotated with its trigger.
-	err := wait.PollUntilContextTimeout(c, 2*time.Second, 3*time.Minute, true, func(c context.Context) (bool, error) {
+	// Under Forbid a run in progress holds it back to the next scheduled time after that run.
+	err := wait.PollUntilContextTimeout(c, 2*time.Second, 5*time.Minute, true, func(c context.Context) (bool, error) {
 		runs, err := l.dyn.Resource(runGVR).Namespace(ns).List(c, metav1.ListOptions{LabelSelector: benchv1.LabelSchedule + "=" + name})
 		if err != nil {
 			return false, nil
@@ -124,7 +125,7 @@ spec:
 		return false, nil
 	})
 	if err != nil {
-		t.Fatalf("no run triggered by the template change within 3 minutes: %v", err)
+		t.Fatalf("no run triggered by the template change within 5 minutes: %v", err)
 	}
 	t.Logf("the template change started run %s after %s", slowRun, time.Since(changed).Round(time.Second))
 	// Until the change point is found (the permutation test needs about 4 runs at the new
