@@ -1,0 +1,71 @@
+package local_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/testenv"
+)
+
+// A duet through the CLI, real k6 and two real targets: in every round both arms are
+// loaded at once (their measured windows overlap, each a k6 of its own, each trial naming
+// the other), with the wire captured for each, and the pair is judged as an interleaved one
+// is: a candidate burning 3 ms more CPU per request is Slower, and the exit status says so.
+func TestDuetLoadsBothArmsAtOnce(t *testing.T) {
+	testenv.Long(t)
+	spec := fmt.Sprintf(`
+apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: duet}
+spec:
+  targets:
+  - {name: v1, preset: go-nethttp, workers: 1}
+  - {name: v2, preset: go-nethttp, workers: 1, baselineTarget: v1, env: [{name: EXTRA_CPU_MICROS, value: "3000"}]}
+  scenarios: [{name: primes, requests: [{path: %q}]}]
+  load: {rates: [50], maxVUs: 50, warmup: 1s, duration: 2s, repetitions: 4, pairing: Duet}
+  baseline: {minEffect: "0.2"}
+`, primesPath)
+	c := start(t, spec, nil)
+	code := c.wait(t, 4*time.Minute)
+	run := c.status(t)
+	rounds := map[int32][]benchv1.Trial{}
+	for _, tr := range run.Status.Trials {
+		if !tr.Calibration {
+			rounds[tr.Repetition] = append(rounds[tr.Repetition], tr)
+		}
+	}
+	if len(rounds) != 4 {
+		t.Fatalf("%d rounds: %+v", len(rounds), run.Status.Trials)
+	}
+	for rep, arms := range rounds {
+		if len(arms) != 2 {
+			t.Fatalf("round %d: %d trials", rep, len(arms))
+		}
+		a, b := arms[0], arms[1]
+		if a.Phase != benchv1.TrialSucceeded || b.Phase != benchv1.TrialSucceeded || a.MeasureStart == nil || b.MeasureStart == nil {
+			t.Fatalf("round %d: %s %s (%s), %s %s (%s)", rep, a.Name, a.Phase, a.Message, b.Name, b.Phase, b.Message)
+		}
+		// Both windows (2 s each) overlap, to the second the status keeps.
+		if a.MeasureStart.After(b.MeasureEnd.Time) || b.MeasureStart.After(a.MeasureEnd.Time) ||
+			!strings.Contains(a.Message, "duet: loaded at the same time as "+b.Name) || !strings.Contains(b.Message, a.Name) {
+			t.Errorf("round %d was not a duet: %s [%s, %s] %q; %s [%s, %s] %q", rep, a.Name, a.MeasureStart, a.MeasureEnd, a.Message,
+				b.Name, b.MeasureStart, b.MeasureEnd, b.Message)
+		}
+		if a.Result == nil || a.Result.Wire == nil || b.Result == nil || b.Result.Wire == nil {
+			t.Errorf("round %d: an arm without its wire capture", rep)
+		}
+	}
+	var v2 *benchv1.Comparison
+	for _, r := range run.Status.Results {
+		if r.Target == "v2" {
+			v2 = r.Baseline
+		}
+	}
+	if v2 == nil || v2.Verdict != benchv1.VerdictSlower || code != 3 {
+		t.Fatalf("v2 against v1 in a duet: %+v, exit status %d (want Slower, 3)\n%s", v2, code, c.stderr.String())
+	}
+	t.Logf("%s", run.Status.Verdict)
+}
