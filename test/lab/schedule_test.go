@@ -37,8 +37,9 @@ const (
 // the next tick after each run). After scheduleRunsBefore runs, the template's target is
 // slowed by 3 ms a request (go-nethttp's EXTRA_WAIT_MICROS), as a GitOps commit would change
 // it: the change itself starts a run (trigger TemplateChange). The schedule must report the
-// p50 change point at that run, Slower, and none before it or at another run, with
-// Regressing True; its history ConfigMap keeps runs the history limits deleted.
+// p50 change point at that run, Slower, with Regressing True, no alert at any other run and,
+// at the end, no change point at another run; its history ConfigMap keeps runs the history
+// limits deleted.
 func (l *lab) testScheduleChangePoint(t *testing.T) {
 	name := "schedule-demo"
 	ns := l.restrictedNamespace(t, name)
@@ -70,7 +71,7 @@ spec:
 	start := time.Now()
 	var slowRun string
 	seen := map[string]bool{} // every run name and change point seen, to tell "never before"
-	var early []string
+	var early, transient []string
 	poll := func(until func(*benchv1.BenchmarkSchedule) bool, timeout time.Duration) *benchv1.BenchmarkSchedule {
 		t.Helper()
 		var s *benchv1.BenchmarkSchedule
@@ -86,9 +87,17 @@ spec:
 			for _, r := range s.Status.Runs {
 				seen[r.Name] = true
 			}
+			// An alert anywhere but at the slowed run is a false alarm a user would see. A
+			// change point elsewhere may come and go as the history grows (it is re-segmented
+			// at every run): logged here, and refused if it is still there at the end.
+			for _, a := range s.Status.Alerts {
+				if a.Run != slowRun && !slices.Contains(early, a.Run) {
+					early = append(early, a.Run)
+				}
+			}
 			for _, cp := range s.Status.ChangePoints {
-				if cp.Figure == "p50" && cp.Run != slowRun && !slices.Contains(early, cp.Run) {
-					early = append(early, cp.Run) // a change point anywhere but at the slowed run
+				if cp.Figure == "p50" && cp.Run != slowRun && !slices.Contains(transient, cp.Run) {
+					transient = append(transient, cp.Run)
 				}
 			}
 			return until(s), nil
@@ -140,7 +149,15 @@ spec:
 		t.Errorf("p50 change point at %s: %+v, want Slower by more than 100%% (3 ms added)", slowRun, found)
 	}
 	if len(early) > 0 {
-		t.Errorf("p50 change points at runs other than the slowed one (%s): %v", slowRun, early)
+		t.Errorf("alerts at runs other than the slowed one (%s): %v", slowRun, early)
+	}
+	for _, cp := range s.Status.ChangePoints {
+		if cp.Figure == "p50" && cp.Run != slowRun {
+			t.Errorf("a p50 change point at %s, not the slowed run %s: %+v", cp.Run, slowRun, cp)
+		}
+	}
+	if len(transient) > 0 {
+		t.Logf("p50 change points seen for a while at other runs, gone at the end: %v", transient)
 	}
 	cond := meta.FindStatusCondition(s.Status.Conditions, benchv1.ConditionRegressing)
 	t.Logf("Regressing: %+v; runs seen %d, history %d, kept %d", cond, len(seen), s.Status.HistoryRuns, len(s.Status.Runs))
