@@ -32,7 +32,9 @@ const (
 	MaxFailedCheckLength = 256
 	// MaxConditions bounds status.conditions (the operator sets 12 types).
 	MaxConditions = 16
-	// MaxFlags bounds a result row's flags (4 exist).
+	// MaxFlags bounds a result row's flags: 9 exist (results.ValidityFlags), a row carries at
+	// most 8, since GeneratorLimited is the closed model's and RateShortfall the open model's
+	// (test/bounds fills a row with the other 8).
 	MaxFlags = 8
 )
 
