@@ -160,6 +160,8 @@ var invalidCases = []invalidCase{
 	{"baselineTarget on another pool", set("spec.targets.1.baselineTarget", "go"), "spec.targets"},
 	{"baselineTarget not a name", set("spec.targets.1.baselineTarget", "Go!"), "spec.targets[1].baselineTarget"},
 	{"order seed zero", set("spec.load.orderSeed", 0), "spec.load.orderSeed"},
+	{"duet without a pair", set("spec.load.pairing", "Duet"), "spec.load.pairing"},
+	{"pairing unknown", set("spec.load.pairing", "Together"), "spec.load.pairing"},
 }
 
 // Each invalid run is refused by the API server with a message naming the field, and
