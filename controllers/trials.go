@@ -54,19 +54,26 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 	}
 	t := &run.Status.Trials[next]
 	if t.Phase == benchv1.TrialPending {
-		// A failed trial's TestRun may still be loading: no two trials' load overlaps.
-		stopping, err := r.pruneTestRuns(ctx, run)
-		if err != nil || len(stopping) > 0 {
-			setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning,
-				fmt.Sprintf("trials %s; waiting for TestRun %s of a failed trial to stop", results.Progress(run.Status.Trials), strings.Join(stopping, ", ")))
-			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
-		}
-		if err := r.removeNullResponder(ctx, s); err != nil {
-			return ctrl.Result{}, err
+		if res, wait, err := r.clearForLoad(ctx, s); wait || err != nil {
+			return res, err
 		}
 		return r.startTrial(ctx, s, t)
 	}
 	return r.followTrial(ctx, s, t)
+}
+
+// clearForLoad readies the next load: a failed trial's TestRun may still be loading (no two
+// trials' loads overlap, a duet's arms aside), and the null responder goes once calibration
+// is over. wait is true while the old load stops; the result says when to look again.
+func (r *BenchmarkRunReconciler) clearForLoad(ctx context.Context, s *scope) (ctrl.Result, bool, error) {
+	run := s.run
+	stopping, err := r.pruneTestRuns(ctx, run)
+	if err != nil || len(stopping) > 0 {
+		setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning,
+			fmt.Sprintf("trials %s; waiting for TestRun %s of a failed trial to stop", results.Progress(run.Status.Trials), strings.Join(stopping, ", ")))
+		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, true, err
+	}
+	return ctrl.Result{}, false, r.removeNullResponder(ctx, s)
 }
 
 // duet starts or follows the arms of a same-run pair together (spec.load.pairing Duet):
@@ -75,15 +82,8 @@ func (r *BenchmarkRunReconciler) trials(ctx context.Context, s *scope) (ctrl.Res
 func (r *BenchmarkRunReconciler) duet(ctx context.Context, s *scope, arms []int) (ctrl.Result, error) {
 	run := s.run
 	if run.Status.Trials[arms[0]].Phase == benchv1.TrialPending {
-		// As for a trial alone: no earlier load overlaps the duet's.
-		stopping, err := r.pruneTestRuns(ctx, run)
-		if err != nil || len(stopping) > 0 {
-			setCondition(run, benchv1.ConditionComplete, metav1.ConditionFalse, benchv1.ReasonTrialsRunning,
-				fmt.Sprintf("trials %s; waiting for TestRun %s of a failed trial to stop", results.Progress(run.Status.Trials), strings.Join(stopping, ", ")))
-			return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, err
-		}
-		if err := r.removeNullResponder(ctx, s); err != nil {
-			return ctrl.Result{}, err
+		if res, wait, err := r.clearForLoad(ctx, s); wait || err != nil {
+			return res, err
 		}
 	}
 	var out ctrl.Result
