@@ -43,7 +43,7 @@ func main() {
 		warmup, duration string
 		extras           string
 		minEffect, path  string
-		pairing          string
+		pairing, metric  string
 	)
 	flag.IntVar(&runs, "runs", 40, "runs of the document")
 	flag.IntVar(&reps, "reps", 6, "repetitions of every trial")
@@ -57,6 +57,7 @@ func main() {
 	flag.StringVar(&minEffect, "min-effect", "0.02", "spec.baseline.minEffect")
 	flag.StringVar(&path, "path", "", "a request path to load instead of the ping workload, e.g. /api/cpu/primes?n=20000 (about 1 ms of CPU)")
 	flag.StringVar(&pairing, "pairing", "Interleaved", "spec.load.pairing: Interleaved (one arm after the other) or Duet (both at once)")
+	flag.StringVar(&metric, "metric", "p50", "spec.baseline.metric the pairs are judged on: p50 ... p999 of the wire, or cpuPerRequest; a folder's recorded runs are judged again on it")
 	flag.Parse()
 
 	var arms []arm
@@ -71,7 +72,7 @@ func main() {
 		log.Fatal(err)
 	}
 	doc := filepath.Join(out, "power.yaml")
-	if err := os.WriteFile(doc, []byte(document(arms, reps, rate, warmup, duration, minEffect, path, pairing)), 0o644); err != nil {
+	if err := os.WriteFile(doc, []byte(document(arms, reps, rate, warmup, duration, minEffect, path, pairing, metric)), 0o644); err != nil {
 		log.Fatal(err)
 	}
 	var done []*benchv1.BenchmarkRun
@@ -90,10 +91,10 @@ func main() {
 		done = append(done, run)
 		log.Printf("run %d: %s", i, run.Status.Verdict)
 	}
-	report(arms, done, minEffect)
+	report(arms, done, minEffect, metric)
 }
 
-func document(arms []arm, reps, rate int, warmup, duration, minEffect, path, pairing string) string {
+func document(arms []arm, reps, rate int, warmup, duration, minEffect, path, pairing, metric string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: gauntlet.dev/v1alpha1\nkind: BenchmarkRun\nmetadata: {name: power}\nspec:\n  targets:\n")
 	for _, a := range arms {
@@ -106,25 +107,25 @@ func document(arms []arm, reps, rate int, warmup, duration, minEffect, path, pai
 		fmt.Fprintf(&b, "  scenarios: [{name: ping, workload: ping}]\n")
 	}
 	fmt.Fprintf(&b, "  load: {model: Open, rates: [%d], warmup: %s, duration: %s, repetitions: %d, maxVUs: 100, pairing: %s}\n", rate, warmup, duration, reps, pairing)
-	fmt.Fprintf(&b, "  baseline: {metric: p50, minEffect: %q}\n", minEffect)
+	fmt.Fprintf(&b, "  baseline: {metric: %s, minEffect: %q}\n", metric, minEffect)
 	return b.String()
 }
 
-// p50s are a target's valid repetitions of the compared figure, as compare reads them.
-func p50s(run *benchv1.BenchmarkRun, target string) []int64 {
+// sample is a target's valid repetitions of the compared figure, as compare reads them.
+func sample(run *benchv1.BenchmarkRun, target, metric string) []int64 {
 	pts := plan.LoadPoints(run.Spec.Load)
-	return compare.Sample(run, results.RowKey{Target: target, Scenario: "ping", Point: pts[0]}, "p50")
+	return compare.Sample(run, results.RowKey{Target: target, Scenario: "ping", Point: pts[0]}, metric)
 }
 
-func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect string) {
-	o, err := compare.OptionsFrom(&benchv1.Baseline{MinEffect: minEffect})
+func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect, metric string) {
+	o, err := compare.OptionsFrom(&benchv1.Baseline{MinEffect: minEffect, Metric: metric})
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, run := range runs {
-		compare.Apply(run, nil, "", o) // judged by this build from the recorded trials
+		compare.Apply(run, nil, "", o) // judged by this build from the recorded trials, on -metric
 	}
-	fmt.Printf("%d runs, minimum effect %s, p50 of the wire\n\n", len(runs), minEffect)
+	fmt.Printf("%d runs, minimum effect %s, %s\n\n", len(runs), minEffect, metric)
 	fmt.Println("| pair | true shift (pooled) | Slower | Faster | NoChange | Inconclusive | median detects | ratio spread, same run (IQR) | ratio spread, separate runs (IQR) |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, a := range arms {
@@ -141,13 +142,13 @@ func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect string) {
 					}
 				}
 			}
-			b, c := p50s(run, a.base), p50s(run, a.can)
+			b, c := sample(run, a.base, metric), sample(run, a.can, metric)
 			poolBase, poolCan = append(poolBase, b...), append(poolCan, c...)
 			if len(b) > 0 && len(c) > 0 {
 				same = append(same, ratio(b, c))
 			}
 			if i+1 < len(runs) { // the old way: this run's baseline arm, the next run's candidate
-				if c2 := p50s(runs[i+1], a.can); len(b) > 0 && len(c2) > 0 {
+				if c2 := sample(runs[i+1], a.can, metric); len(b) > 0 && len(c2) > 0 {
 					separate = append(separate, ratio(b, c2))
 				}
 			}

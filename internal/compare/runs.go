@@ -348,12 +348,17 @@ func metricIndex(m string) int {
 	return -1
 }
 
-// Sample is one row's valid repetitions of a latency percentile (metric: p50 ... p999) as a
-// comparison reads them: the wire's when every one was captured, else k6's. Tools that
-// study the test's power read their samples here.
+// Sample is one row's valid repetitions of metric as a comparison reads them: a latency
+// percentile (p50 ... p999) of the wire when every one was captured, else k6's; or the CPU
+// time per request in µs (nil when a repetition has none). Tools that study the test's power
+// read their samples here.
 func Sample(run *benchv1.BenchmarkRun, k results.RowKey, metric string) []int64 {
 	_, groups := results.Group(run.Status.Trials)
 	ms, _ := valid(&run.Spec, groups[k])
+	if metric == MetricCPU {
+		out, _ := cpuPerRequest(ms)
+		return out
+	}
 	src := benchv1.LatencyWire
 	for _, m := range ms {
 		if !results.WireComplete(m) {
