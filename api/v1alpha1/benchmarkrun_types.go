@@ -64,6 +64,18 @@ type BenchmarkRunSpec struct {
 	// +optional
 	// +kubebuilder:default={policy: OnSuccess}
 	Cleanup Cleanup `json:"cleanup,omitempty"`
+
+	// ImagePullSecrets name Secrets of type kubernetes.io/dockerconfigjson in the run's
+	// namespace, the credentials of private registries. They are given to every pod the
+	// operator creates for the run: the targets, the null responder, the k6 runners, their
+	// initializer and starter, and CloudNativePG's instances and PgBouncer pods. A
+	// BenchmarkSchedule's image-digest trigger reads the same Secrets to ask the registry
+	// for the template's digests. The local mode pulls no images and does not use them.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=8
+	ImagePullSecrets []ImagePullSecret `json:"imagePullSecrets,omitempty"`
 }
 
 // Cleanup policy of the objects a run created (targets, database, load generators).

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -53,6 +54,7 @@ spec:
   slo: {p99: 50ms, errorRate: "0.001"}
   baseline: {run: earlier, metric: p99, minEffect: "0.05"}
   cleanup: {policy: OnSuccess, ttlSecondsAfterFinished: 3600}
+  imagePullSecrets: [{name: ghcr-creds}, {name: registry.example.com}]
 `
 
 type invalidCase struct {
@@ -71,6 +73,15 @@ func del(path string) func(map[string]any) {
 		parent := walk(o, parts[:len(parts)-1])
 		delete(parent, parts[len(parts)-1])
 	}
+}
+
+// pullSecrets is n valid, distinct imagePullSecrets entries.
+func pullSecrets(n int) []any {
+	out := make([]any, n)
+	for i := range out {
+		out[i] = map[string]any{"name": "registry-" + strconv.Itoa(i)}
+	}
+	return out
 }
 
 func both(fs ...func(map[string]any)) func(map[string]any) {
@@ -158,6 +169,11 @@ var invalidCases = []invalidCase{
 	{"baselineTarget names no target", set("spec.targets.1.baselineTarget", "nobody"), "spec.targets"},
 	{"baselineTarget names itself", set("spec.targets.0.baselineTarget", "go"), "spec.targets"},
 	{"baselineTarget on another pool", set("spec.targets.1.baselineTarget", "go"), "spec.targets"},
+	{"pull secret name not a Secret's name", set("spec.imagePullSecrets", []any{map[string]any{"name": "Registry_Creds"}}), "spec.imagePullSecrets[0].name"},
+	{"pull secret name empty", set("spec.imagePullSecrets", []any{map[string]any{}}), "spec.imagePullSecrets[0].name"},
+	{"pull secret name too long", set("spec.imagePullSecrets", []any{map[string]any{"name": strings.Repeat("a", 254)}}), "spec.imagePullSecrets[0].name"},
+	{"duplicate pull secrets", set("spec.imagePullSecrets", []any{map[string]any{"name": "creds"}, map[string]any{"name": "creds"}}), "spec.imagePullSecrets[1]"},
+	{"too many pull secrets", set("spec.imagePullSecrets", pullSecrets(9)), "spec.imagePullSecrets"},
 	{"baselineTarget not a name", set("spec.targets.1.baselineTarget", "Go!"), "spec.targets[1].baselineTarget"},
 	{"order seed zero", set("spec.load.orderSeed", 0), "spec.load.orderSeed"},
 	{"duet without a pair", set("spec.load.pairing", "Duet"), "spec.load.pairing"},
