@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -47,6 +48,8 @@ func TestObjectsAreAcceptedByTheAPIServer(t *testing.T) {
 	}
 	run := fixtureRun()
 	run.UID = ""
+	// Every pod builder's pull secrets, the Pooler's template among them, against the schemas.
+	run.Spec.ImagePullSecrets = []benchv1.ImagePullSecret{{Name: "ghcr-creds"}}
 	if err := c.Create(ctx, run); err != nil {
 		t.Fatalf("creating the run: %v", err)
 	}

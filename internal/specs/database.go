@@ -62,6 +62,9 @@ func DatabaseCluster(run *benchv1.BenchmarkRun, cfg Config) *cnpgv1.Cluster {
 			}},
 			StorageConfiguration: storage,
 			Certificates:         databaseCertificates(run),
+			// CloudNativePG gives them to the instances' ServiceAccount, so every pod of
+			// the Cluster (initdb's job included) pulls with them.
+			ImagePullSecrets: cnpgPullSecrets(run),
 		},
 	}
 }
@@ -107,8 +110,20 @@ func DatabasePooler(run *benchv1.BenchmarkRun) *cnpgv1.Pooler {
 			Type:      cnpgv1.PoolerTypeRW,
 			Instances: ptr.To(max(db.Pooler.Instances, 1)),
 			PgBouncer: &cnpgv1.PgBouncerSpec{PoolMode: mode, Parameters: params},
+			Template:  poolerTemplate(run),
 		},
 	}
+}
+
+// poolerTemplate carries the run's pull secrets to the PgBouncer pods, nil without any.
+// The Pooler has no imagePullSecrets of its own: CloudNativePG builds its Deployment's pod
+// from this template, adding its containers to the empty list (which the schema requires).
+func poolerTemplate(run *benchv1.BenchmarkRun) *cnpgv1.PodTemplateSpec {
+	secrets := PullSecrets(run)
+	if secrets == nil {
+		return nil
+	}
+	return &cnpgv1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{}, ImagePullSecrets: secrets}}
 }
 
 func databaseInstances(db *benchv1.Database) int { return int(max(db.Instances, 1)) }

@@ -105,8 +105,9 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 	cpu := *resource.NewMilliQuantity(size.RunnerMillicores, resource.DecimalSI)
 	resources.Requests[corev1.ResourceCPU], resources.Limits[corev1.ResourceCPU] = cpu, cpu.DeepCopy()
 	pod := k6Pod{
-		Image:           image,
-		ImagePullPolicy: pull,
+		Image:            image,
+		ImagePullPolicy:  pull,
+		ImagePullSecrets: PullSecrets(run),
 		Metadata: k6PodMetadata{Labels: map[string]string{
 			LabelName: AppLoadgen, LabelPartOf: "gauntlet", LabelRun: LabelValue(run.Name), LabelTrial: LabelValue(t.Name),
 		}},
@@ -141,6 +142,7 @@ func TestRun(run *benchv1.BenchmarkRun, t plan.Trial, p workload.Plan, cfg Confi
 	// trial then never starts), and wherever the scheduler puts it, a target's node included.
 	starter := k6StarterPod{
 		Metadata:                     pod.Metadata,
+		ImagePullSecrets:             pod.ImagePullSecrets,
 		AutomountServiceAccountToken: "false",
 		NodeSelector:                 pod.NodeSelector,
 		Tolerations:                  pod.Tolerations,
@@ -226,31 +228,33 @@ type testRunConfigMap struct {
 
 // k6Pod mirrors k6-operator's Pod (the runner and initializer settings).
 type k6Pod struct {
-	Image                        string                      `json:"image,omitempty"`
-	ImagePullPolicy              corev1.PullPolicy           `json:"imagePullPolicy,omitempty"`
-	Metadata                     k6PodMetadata               `json:"metadata,omitempty"`
-	AutomountServiceAccountToken string                      `json:"automountServiceAccountToken,omitempty"`
-	Env                          []corev1.EnvVar             `json:"env,omitempty"`
-	NodeSelector                 map[string]string           `json:"nodeSelector,omitempty"`
-	Tolerations                  []corev1.Toleration         `json:"tolerations,omitempty"`
-	Resources                    corev1.ResourceRequirements `json:"resources,omitempty"`
-	SecurityContext              *corev1.PodSecurityContext  `json:"securityContext,omitempty"`
-	ContainerSecurityContext     *corev1.SecurityContext     `json:"containerSecurityContext,omitempty"`
-	Volumes                      []corev1.Volume             `json:"volumes,omitempty"`
-	VolumeMounts                 []corev1.VolumeMount        `json:"volumeMounts,omitempty"`
+	Image                        string                        `json:"image,omitempty"`
+	ImagePullPolicy              corev1.PullPolicy             `json:"imagePullPolicy,omitempty"`
+	ImagePullSecrets             []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	Metadata                     k6PodMetadata                 `json:"metadata,omitempty"`
+	AutomountServiceAccountToken string                        `json:"automountServiceAccountToken,omitempty"`
+	Env                          []corev1.EnvVar               `json:"env,omitempty"`
+	NodeSelector                 map[string]string             `json:"nodeSelector,omitempty"`
+	Tolerations                  []corev1.Toleration           `json:"tolerations,omitempty"`
+	Resources                    corev1.ResourceRequirements   `json:"resources,omitempty"`
+	SecurityContext              *corev1.PodSecurityContext    `json:"securityContext,omitempty"`
+	ContainerSecurityContext     *corev1.SecurityContext       `json:"containerSecurityContext,omitempty"`
+	Volumes                      []corev1.Volume               `json:"volumes,omitempty"`
+	VolumeMounts                 []corev1.VolumeMount          `json:"volumeMounts,omitempty"`
 }
 
 // k6StarterPod is the part of k6-operator's Pod that its starter job reads (image, pull
-// policy, metadata, placement, security contexts).
+// policy and secrets, metadata, placement, security contexts).
 type k6StarterPod struct {
-	Image                        string                     `json:"image,omitempty"`
-	ImagePullPolicy              corev1.PullPolicy          `json:"imagePullPolicy,omitempty"`
-	Metadata                     k6PodMetadata              `json:"metadata,omitempty"`
-	AutomountServiceAccountToken string                     `json:"automountServiceAccountToken,omitempty"`
-	NodeSelector                 map[string]string          `json:"nodeSelector,omitempty"`
-	Tolerations                  []corev1.Toleration        `json:"tolerations,omitempty"`
-	SecurityContext              *corev1.PodSecurityContext `json:"securityContext,omitempty"`
-	ContainerSecurityContext     *corev1.SecurityContext    `json:"containerSecurityContext,omitempty"`
+	Image                        string                        `json:"image,omitempty"`
+	ImagePullPolicy              corev1.PullPolicy             `json:"imagePullPolicy,omitempty"`
+	ImagePullSecrets             []corev1.LocalObjectReference `json:"imagePullSecrets,omitempty"`
+	Metadata                     k6PodMetadata                 `json:"metadata,omitempty"`
+	AutomountServiceAccountToken string                        `json:"automountServiceAccountToken,omitempty"`
+	NodeSelector                 map[string]string             `json:"nodeSelector,omitempty"`
+	Tolerations                  []corev1.Toleration           `json:"tolerations,omitempty"`
+	SecurityContext              *corev1.PodSecurityContext    `json:"securityContext,omitempty"`
+	ContainerSecurityContext     *corev1.SecurityContext       `json:"containerSecurityContext,omitempty"`
 }
 
 type k6PodMetadata struct {

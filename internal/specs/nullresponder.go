@@ -63,6 +63,7 @@ func NullResponderDeployment(run *benchv1.BenchmarkRun, pool string, cfg Config)
 					NodeSelector:                  np.NodeSelector,
 					Tolerations:                   tolerations(np.Tolerations),
 					SecurityContext:               restrictedPod(targetUID),
+					ImagePullSecrets:              PullSecrets(run),
 					Containers: []corev1.Container{{
 						Name:            "null-responder",
 						Image:           cfg.NullResponderImage,

@@ -109,6 +109,7 @@ func TargetDeployment(run *benchv1.BenchmarkRun, t benchv1.Target, cfg Config) *
 					NodeSelector:                  pool.NodeSelector,
 					Tolerations:                   tolerations(pool.Tolerations),
 					SecurityContext:               restrictedPod(targetUID),
+					ImagePullSecrets:              PullSecrets(run),
 					Containers: []corev1.Container{{
 						Name:            "target",
 						Image:           image,
