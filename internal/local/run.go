@@ -203,9 +203,12 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 	if len(opts.NullResponder) == 0 {
 		skipCalibration(st.Trials, "no null responder command given: no generator floor")
 	}
-	setCondition(run, benchv1.ConditionAccepted, true, "SpecAccepted", "validated with the CRD's schema and CEL rules; running locally")
+	setCondition(run, benchv1.ConditionAccepted, true, "SpecAccepted", acceptedMessage(&run.Spec))
 	engine.GitOps(run)
 	r.progress = newProgress(out, opts.Live, run)
+	for _, n := range Unused(&run.Spec) {
+		r.progress.note("%s", n)
+	}
 	r.notify = func(warning bool, reason, _, msg string) {
 		if warning || reason == benchv1.ReasonSearchStep {
 			r.progress.note("%s", msg)
