@@ -25,13 +25,16 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// DigestResolver resolves an image reference to the digest its registry serves for it now.
+// DigestResolver resolves an image reference to the digest its registry serves for it now,
+// authenticating with keychain.
 type DigestResolver interface {
-	Digest(ctx context.Context, image string) (string, error)
+	Digest(ctx context.Context, image string, keychain authn.Keychain) (string, error)
 }
 
 // RegistryResolver asks the image's registry (a HEAD of the manifest), with the
-// credentials of the operator's docker config when it has some, anonymously otherwise.
+// credentials keychain finds for it (the template's pull secrets, then the operator's
+// docker config; the operator's docker config alone when keychain is nil), anonymously
+// otherwise.
 // HTTPS only: go-containerregistry falls back to plain HTTP for loopback and private
 // addresses, which would let a tenant's image name make the operator talk cleartext to
 // anything on its network; InsecureRegistries (host[:port]) are the exceptions.
@@ -41,7 +44,7 @@ type RegistryResolver struct {
 }
 
 // Digest is the registry's digest for image; a reference by digest is its own.
-func (r RegistryResolver) Digest(ctx context.Context, image string) (string, error) {
+func (r RegistryResolver) Digest(ctx context.Context, image string, keychain authn.Keychain) (string, error) {
 	ref, err := name.ParseReference(image)
 	if err != nil {
 		return "", err
@@ -49,7 +52,10 @@ func (r RegistryResolver) Digest(ctx context.Context, image string) (string, err
 	if d, ok := ref.(name.Digest); ok {
 		return d.DigestStr(), nil
 	}
-	opts := append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(authn.DefaultKeychain),
+	if keychain == nil {
+		keychain = authn.DefaultKeychain
+	}
+	opts := append([]remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain),
 		remote.WithTransport(httpsOnly{base: remote.DefaultTransport, insecure: r.InsecureRegistries})}, r.Options...)
 	desc, err := remote.Head(ref, opts...)
 	if err != nil {
@@ -236,13 +242,17 @@ func (r *BenchmarkScheduleReconciler) resolveDigests(ctx context.Context, s *ben
 			return nil, errors.New(sanitize(err.Error(), 2*maxEventDetail))
 		}
 	}
+	keychain, err := r.pullKeychain(ctx, s)
+	if err != nil {
+		return nil, err
+	}
 	resolver := r.Resolver
 	if resolver == nil {
 		resolver = RegistryResolver{InsecureRegistries: r.InsecureRegistries}
 	}
 	out := make([]benchv1.ImageDigest, 0, len(images))
 	for _, image := range images {
-		d, err := resolver.Digest(ctx, image)
+		d, err := resolver.Digest(ctx, image, keychain)
 		if err != nil {
 			return nil, fmt.Errorf("image %s: %s", sanitize(image, maxEventDetail), registryError(err))
 		}

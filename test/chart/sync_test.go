@@ -182,3 +182,36 @@ func TestReadmeValuesTableNamesEveryValue(t *testing.T) {
 		}
 	}
 }
+
+// TestManagerReadsSecretsByNameOnly: the manager may get a Secret (a schedule's image pull
+// secrets, read by name and uncached) and nothing more: list or watch would hand it every
+// Secret's content in the namespaces it serves.
+func TestManagerReadsSecretsByNameOnly(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role struct {
+		Rules []struct {
+			APIGroups []string `json:"apiGroups"`
+			Resources []string `json:"resources"`
+			Verbs     []string `json:"verbs"`
+		} `json:"rules"`
+	}
+	if err := yaml.Unmarshal(data, &role); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range role.Rules {
+		if !slices.Contains(r.APIGroups, "") || !slices.Contains(r.Resources, "secrets") {
+			continue
+		}
+		found = true
+		if !slices.Equal(r.Verbs, []string{"get"}) {
+			t.Errorf("the manager's rule on secrets grants %v, want get alone", r.Verbs)
+		}
+	}
+	if !found {
+		t.Error("the manager may not get secrets: a schedule's digest trigger cannot read its pull secrets")
+	}
+}
