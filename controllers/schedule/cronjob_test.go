@@ -46,7 +46,6 @@ func newFakeHarness(t *testing.T, s *benchv1.BenchmarkSchedule, created time.Tim
 	return h
 }
 
-
 // at reconciles at time now and returns the schedule as written, and the pass's result.
 func (h *fakeHarness) at(now time.Time) (*benchv1.BenchmarkSchedule, ctrl.Result) {
 	h.t.Helper()
@@ -310,7 +309,9 @@ func TestRunNowAnnotation(t *testing.T) {
 	}
 	// Suspended: the request waits for the schedule to resume.
 	h.finish(runs[2].Name)
-	h.edit(func(s *benchv1.BenchmarkSchedule) { s.Spec.Suspend, s.Annotations[benchv1.AnnotationRunNow] = true, "4" })
+	h.edit(func(s *benchv1.BenchmarkSchedule) {
+		s.Spec.Suspend, s.Annotations[benchv1.AnnotationRunNow] = true, "4"
+	})
 	h.at(created.Add(10 * time.Minute))
 	if len(h.runs()) != 3 {
 		t.Fatalf("suspended: %d runs", len(h.runs()))
