@@ -25,15 +25,22 @@ const (
 
 // Check is what the schedule's name, spec.schedule and spec.timeZone must be: the name a
 // label value, the cron readable without a CRON_TZ=/TZ= prefix, the zone one the time zone
-// database knows, times at least MinInterval apart (looked at after now). The schedule is
-// returned when the cron and zone are usable, whatever else is wrong.
+// database knows, times at least MinInterval apart (looked at after now). Each is checked
+// whatever else is wrong; the schedule is returned when there is no error.
 func Check(name string, spec *benchv1.BenchmarkScheduleSpec, now time.Time) (cron.Schedule, field.ErrorList) {
 	var errs field.ErrorList
 	if len(name) > MaxNameLength {
 		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, fmt.Sprintf(
 			"%d characters, at most %d (it is the %s label value on each run)", len(name), MaxNameLength, benchv1.LabelSchedule)))
 	}
-	sched, err := Parse(spec.Schedule, spec.TimeZone)
+	zone := spec.TimeZone
+	if zone != "" {
+		if err := CheckZone(zone); err != nil {
+			errs = append(errs, field.Invalid(field.NewPath("spec", "timeZone"), zone, err.Error()))
+			zone = "" // the cron's own errors are still worth saying
+		}
+	}
+	sched, err := Parse(spec.Schedule, zone)
 	if err != nil {
 		return nil, append(errs, err)
 	}
@@ -41,26 +48,28 @@ func Check(name string, spec *benchv1.BenchmarkScheduleSpec, now time.Time) (cro
 		errs = append(errs, field.Invalid(field.NewPath("spec", "schedule"), spec.Schedule,
 			fmt.Sprintf("times %s apart, at least %s (a run takes longer; faster would only pile up runs)", gap, MinInterval)))
 	}
-	return sched, errs
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return sched, nil
 }
 
 // Parse reads schedule in the IANA zone timeZone ("" is UTC), as the CronJob controller
 // does: the zone is given to robfig/cron as its CRON_TZ= prefix, so the library's own
 // location handling (daylight saving included) decides the times.
 func Parse(schedule, timeZone string) (cron.Schedule, *field.Error) {
-	schedPath, tzPath := field.NewPath("spec", "schedule"), field.NewPath("spec", "timeZone")
 	if strings.Contains(schedule, "TZ") {
-		return nil, field.Invalid(schedPath, schedule, "CRON_TZ= and TZ= are not supported: set spec.timeZone")
+		return nil, field.Invalid(field.NewPath("spec", "schedule"), schedule, "CRON_TZ= and TZ= are not supported: set spec.timeZone")
 	}
 	if timeZone == "" {
 		timeZone = "UTC" // not robfig/cron's default, the manager's local zone
 	}
 	if err := CheckZone(timeZone); err != nil {
-		return nil, field.Invalid(tzPath, timeZone, err.Error())
+		return nil, field.Invalid(field.NewPath("spec", "timeZone"), timeZone, err.Error())
 	}
 	sched, err := cron.ParseStandard("CRON_TZ=" + timeZone + " " + schedule)
 	if err != nil {
-		return nil, field.Invalid(schedPath, schedule, err.Error())
+		return nil, field.Invalid(field.NewPath("spec", "schedule"), schedule, err.Error())
 	}
 	return sched, nil
 }
