@@ -34,8 +34,14 @@ func (r *BenchmarkScheduleReconciler) startRun(ctx context.Context, sc *scope) e
 		return nil
 	}
 	at := sc.due
-	if at.IsZero() { // a trigger between scheduled times, named for a minute no run has
+	switch {
+	case !at.IsZero():
+	case sc.trigger == benchv1.TriggerManual:
+		// Two requests in one minute are two runs; a retry finds its run by the request
+		// (findRequest), not by its name.
 		at = freeMinute(sc.runs, s.Name, sc.now)
+	default: // a trigger between scheduled times: a retry in the same minute finds its run
+		at = sc.now
 	}
 	run := newScheduledRun(s, at, st.LastGoodRun)
 	run.Annotations[benchv1.AnnotationTrigger] = sc.trigger
@@ -67,8 +73,7 @@ func (r *BenchmarkScheduleReconciler) startRun(ctx context.Context, sc *scope) e
 	return nil
 }
 
-// freeMinute is now, or the first minute after it that names no run of the schedule: two
-// triggered runs in one minute are two runs.
+// freeMinute is now, or the first minute after it that names no run of the schedule.
 func freeMinute(runs []*benchv1.BenchmarkRun, schedule string, now time.Time) time.Time {
 	at := now
 	for slices.ContainsFunc(runs, func(r *benchv1.BenchmarkRun) bool { return r.Name == runName(schedule, at) }) {
@@ -108,10 +113,10 @@ func (r *BenchmarkScheduleReconciler) skipped(sc *scope) {
 	r.Recorder.Eventf(sc.schedule, nil, "Normal", ReasonRunSkipped, "Schedule", "skipped %s: %s is still in progress (%s)", at, sc.active, sc.held)
 }
 
-// create makes run, controlled by the schedule and baselined on baseline. Its name is the schedule's and the time's,
-// so a retried create after a lost status write finds it; a run of that name started for
-// another gauntlet.dev/run-now value is an error (the next pass, listing it, picks another
-// minute).
+// create makes run, controlled by the schedule and baselined on baseline. Its name is the
+// schedule's and the time's, so a retried create after a lost status write finds it; a run
+// of that name started for another gauntlet.dev/run-now value is an error (the next pass,
+// listing it, picks another minute).
 func (r *BenchmarkScheduleReconciler) create(ctx context.Context, s *benchv1.BenchmarkSchedule, run *benchv1.BenchmarkRun, baseline string) (*benchv1.BenchmarkRun, error) {
 	if err := controllerutil.SetControllerReference(s, run, r.Scheme()); err != nil {
 		return nil, err

@@ -120,12 +120,13 @@ const (
 	ReasonTriggered    = "RunTriggered"
 )
 
-// checkTriggers finds what spec.triggers may start a run for: a changed template, and the
-// images' digests; and a new gauntlet.dev/run-now value. Those are resolved when the poll interval has passed, or for a run about
-// to start (a scheduled time, or a changed template, which may name other images: the run
-// records what it runs, so a commit that moves an image starts one run, not a second for
-// the "new" image at the next poll); not while a run in progress would hold a new one back.
-// The first template and digests seen are recorded, without a run.
+// checkTriggers finds what may start a run besides the cron: a new gauntlet.dev/run-now
+// value, a changed template, and the images' digests. Those are resolved when the poll
+// interval has passed, or for a run about to start (a scheduled time, a request, or a
+// changed template, which may name other images: the run records what it runs, so a
+// commit that moves an image starts one run, not a second for the "new" image at the next
+// poll); not while a run in progress would hold a new one back. The first template,
+// digests and request seen are recorded, without a run.
 func (r *BenchmarkScheduleReconciler) checkTriggers(ctx context.Context, sc *scope) error {
 	s, st := sc.schedule, &sc.schedule.Status
 	sc.triggers = ptr.Deref(s.Spec.Triggers, benchv1.ScheduleTriggers{})
