@@ -89,7 +89,7 @@ type BenchmarkScheduleSpec struct {
 
 // ScheduleTriggers start a run between scheduled times: continuous benchmarking of a new
 // image or a changed template. Suspend stops them too; ConcurrencyPolicy Forbid holds a
-// triggered run back until the run in progress has finished.
+// triggered run back until the run in progress has finished, Replace replaces that run.
 type ScheduleTriggers struct {
 	// ImageDigests: resolve the image of each of the template's targets (a preset's image
 	// from the operator's configuration) to its digest in its registry every
