@@ -6,23 +6,47 @@ import (
 
 // BenchmarkScheduleSpec is a BenchmarkRun template and when to run it.
 type BenchmarkScheduleSpec struct {
-	// Schedule in cron format: five fields ("0 3 * * *"), a descriptor ("@daily",
-	// "@every 6h"), optionally prefixed by "CRON_TZ=Europe/Paris " (UTC otherwise). Times
-	// closer than 30 seconds apart are refused (Stalled).
+	// Schedule in cron format: five fields ("0 3 * * *") or a descriptor ("@daily",
+	// "@every 6h"), read in spec.timeZone. Times closer than 30 seconds apart are refused
+	// (Stalled); so is a CRON_TZ= or TZ= prefix: spec.timeZone says the zone.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ')",message="CRON_TZ= and TZ= are not supported in spec.schedule: set spec.timeZone"
 	Schedule string `json:"schedule"`
+
+	// TimeZone is the IANA time zone spec.schedule is read in ("Europe/Berlin"); UTC when
+	// unset. A zone the manager's time zone database (Go's own, built into the manager)
+	// does not know stalls the schedule (Stalled, InvalidSchedule, naming this field).
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[A-Za-z0-9_+][A-Za-z0-9_+.-]{0,13}(/[A-Za-z0-9_+][A-Za-z0-9_+.-]{0,13})*$`
+	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local'",message="an explicit IANA time zone (Local is the manager's own)"
+	// +kubebuilder:validation:XValidation:rule="timestamp('2000-01-01T00:00:00Z').getFullYear(self) > 0",message="an IANA time zone the API server's time zone database knows"
+	TimeZone string `json:"timeZone,omitempty"`
 
 	// Suspend stops new runs; a run in progress goes on.
 	// +optional
 	Suspend bool `json:"suspend,omitempty"`
 
+	// StartingDeadlineSeconds: a scheduled time that cannot start within this many seconds
+	// of it (the manager was down, the schedule suspended, concurrencyPolicy Forbid held it
+	// behind a run in progress) is skipped, counted in status.missedScheduleTimes with a
+	// MissedSchedule event, and never run late; under Forbid a time waits this long for the
+	// run in progress to finish. Unset: the latest time passed starts as soon as it can,
+	// however late (once: earlier missed times are not caught up), and Forbid skips a time
+	// at once while a run is in progress.
+	// +optional
+	// +kubebuilder:validation:Minimum=10
+	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
+
 	// ConcurrencyPolicy: Forbid skips a scheduled time while an earlier run of this schedule
 	// is still in progress (two runs would load the same pools); Allow starts it anyway, up
-	// to 3 runs in progress.
+	// to 3 runs in progress; Replace deletes the runs in progress (each one's finalizer
+	// cleans up after it; what it measured is lost) and starts the new one.
 	// +optional
 	// +kubebuilder:default=Forbid
-	// +kubebuilder:validation:Enum=Forbid;Allow
+	// +kubebuilder:validation:Enum=Forbid;Allow;Replace
 	ConcurrencyPolicy string `json:"concurrencyPolicy,omitempty"`
 
 	// SuccessfulRunsHistoryLimit keeps this many finished runs that succeeded (the last
@@ -65,7 +89,7 @@ type BenchmarkScheduleSpec struct {
 
 // ScheduleTriggers start a run between scheduled times: continuous benchmarking of a new
 // image or a changed template. Suspend stops them too; ConcurrencyPolicy Forbid holds a
-// triggered run back until the run in progress has finished.
+// triggered run back until the run in progress has finished, Replace replaces that run.
 type ScheduleTriggers struct {
 	// ImageDigests: resolve the image of each of the template's targets (a preset's image
 	// from the operator's configuration) to its digest in its registry every
@@ -138,8 +162,13 @@ const (
 	LabelSchedule         = "gauntlet.dev/schedule"
 	AnnotationScheduledAt = "gauntlet.dev/scheduled-at"
 	// AnnotationTrigger says what started a scheduled run: Schedule (its cron time),
-	// ImageDigest or TemplateChange (spec.triggers).
+	// ImageDigest or TemplateChange (spec.triggers), or Manual (AnnotationRunNow).
 	AnnotationTrigger = "gauntlet.dev/trigger"
+	// AnnotationRunNow on a schedule asks for one run now: each new value starts exactly one
+	// run (status.lastRunRequest records the value acted on), which carries the same
+	// annotation and value. `kubectl annotate --overwrite`, a Git commit or `gauntlet
+	// schedule trigger` sets it.
+	AnnotationRunNow = "gauntlet.dev/run-now"
 )
 
 // Triggers of a scheduled run (AnnotationTrigger).
@@ -147,6 +176,7 @@ const (
 	TriggerSchedule       = "Schedule"
 	TriggerImageDigest    = "ImageDigest"
 	TriggerTemplateChange = "TemplateChange"
+	TriggerManual         = "Manual"
 )
 
 // ConditionRegressing is a schedule's condition: True while it holds an alert
@@ -156,8 +186,9 @@ const ConditionRegressing = "Regressing"
 
 // Concurrency policies.
 const (
-	ConcurrencyForbid = "Forbid"
-	ConcurrencyAllow  = "Allow"
+	ConcurrencyForbid  = "Forbid"
+	ConcurrencyAllow   = "Allow"
+	ConcurrencyReplace = "Replace"
 )
 
 // BenchmarkScheduleStatus is what the schedule has done.
@@ -179,6 +210,17 @@ type BenchmarkScheduleStatus struct {
 	// NextScheduleTime is the next one.
 	// +optional
 	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
+
+	// MissedScheduleTimes counts the scheduled times skipped for starting later than
+	// spec.startingDeadlineSeconds.
+	// +optional
+	MissedScheduleTimes int64 `json:"missedScheduleTimes,omitempty"`
+
+	// LastRunRequest is the last value of the schedule's gauntlet.dev/run-now annotation
+	// acted on (a value over 128 characters as its SHA-256): a new value starts one run.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	LastRunRequest string `json:"lastRunRequest,omitempty"`
 
 	// LastGoodRun is the newest run that succeeded without regressing: the next run's
 	// baseline.
@@ -313,6 +355,7 @@ type ScheduledRun struct {
 // +kubebuilder:resource:shortName=bs,categories=gauntlet
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name: at most 63 characters (it is a label value on each run)"
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
+// +kubebuilder:printcolumn:name="TimeZone",type=string,JSONPath=`.spec.timeZone`,priority=1
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
 // +kubebuilder:printcolumn:name="Last",type=date,JSONPath=`.status.lastScheduleTime`
 // +kubebuilder:printcolumn:name="Baseline",type=string,JSONPath=`.status.lastGoodRun`

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
@@ -292,5 +293,45 @@ func TestReport(t *testing.T) {
 	_, stdout, _ := gauntlet(t, "report", "succeeded", "-n", ns, "--out", "-")
 	if stdout != string(html) {
 		t.Errorf("--out - wrote %d bytes to stdout, the file has %d", len(stdout), len(html))
+	}
+}
+
+// schedule trigger sets the run-now annotation, a new value each time, and says so; a
+// suspended schedule is said to wait; a schedule that is not there is named.
+func TestScheduleTrigger(t *testing.T) {
+	startCluster(t)
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cli-"}}
+	if err := cluster.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: ns.Name},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 3 * * *", Suspend: true, Template: benchv1.BenchmarkRunTemplate{Spec: benchv1.BenchmarkRunSpec{
+			Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}}, Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
+			Load: benchv1.Load{Rates: []int32{200}}}}}}
+	if err := cluster.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	annotation := func() string {
+		got := &benchv1.BenchmarkSchedule{}
+		if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Annotations[benchv1.AnnotationRunNow]
+	}
+	code, stdout, stderr := gauntlet(t, "schedule", "trigger", "nightly", "-n", ns.Name)
+	first := annotation()
+	if code != 0 || first == "" || stdout != "nightly: run requested (gauntlet.dev/run-now="+first+")\nnightly is suspended: the run starts when spec.suspend is false\n" {
+		t.Fatalf("exit %d, annotation %q\nstdout:\n%s\nstderr:\n%s", code, first, stdout, stderr)
+	}
+	if code, _, _ := gauntlet(t, "schedule", "trigger", "nightly", "-n", ns.Name); code != 0 || annotation() == first {
+		t.Fatalf("a second trigger: exit %d, annotation %q, the same as the first", code, annotation())
+	}
+	if code, _, _ := gauntlet(t, "schedule", "trigger", "nightly", "-n", ns.Name, "--value", "release-1.2"); code != 0 || annotation() != "release-1.2" {
+		t.Fatalf("--value: exit %d, annotation %q", code, annotation())
+	}
+	code, _, stderr = gauntlet(t, "schedule", "trigger", "weekly", "-n", ns.Name)
+	if code == 0 || !strings.Contains(stderr, `no BenchmarkSchedule "weekly" in namespace "`+ns.Name+`"`) {
+		t.Fatalf("a missing schedule: exit %d, stderr %s", code, stderr)
 	}
 }

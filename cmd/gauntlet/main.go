@@ -4,6 +4,9 @@ package main
 import (
 	"io"
 	"os"
+	// validate reads a BenchmarkSchedule's spec.timeZone in the manager's time zone
+	// database (Go's own), on any machine.
+	_ "time/tzdata"
 
 	"github.com/spf13/cobra"
 

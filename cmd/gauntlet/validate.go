@@ -15,13 +15,16 @@ func newValidateCmd() *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
 		Use:   "validate -f FILE",
-		Short: "Check BenchmarkRun documents with the API server's own schema and CEL rules",
+		Short: "Check BenchmarkRun and BenchmarkSchedule documents with the API server's own schema and CEL rules",
 		Long: "validate decodes every document in FILE strictly (unknown fields are errors), applies\n" +
 			"the CRD's defaults and evaluates its OpenAPI and CEL rules as the API server judges\n" +
 			"kubectl apply, then what the operator refuses when it accepts a run (resources,\n" +
 			"database storage, request paths, image names, node selectors). It is stricter than\n" +
-			"the API server in one place: a submitted run may not carry finalizers or\n" +
-			"ownerReferences. Errors name the field.",
+			"the API server in one place: a submitted document may not carry finalizers or\n" +
+			"ownerReferences. A BenchmarkSchedule is checked as the schedule controller reads it\n" +
+			"too (its cron, spec.timeZone in this machine's time zone database, times at least\n" +
+			"30s apart, a name of at most 63 characters), and its template as the BenchmarkRun\n" +
+			"it creates, the errors named spec.template.spec.... Errors name the field.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			f, err := os.Open(file)
@@ -29,7 +32,7 @@ func newValidateCmd() *cobra.Command {
 				return err
 			}
 			defer f.Close()
-			v, err := validation.New()
+			v, err := validation.NewWithSchedules()
 			if err != nil {
 				return err
 			}
@@ -55,7 +58,7 @@ func newValidateCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "file with one or more BenchmarkRun documents (YAML or JSON)")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "file with one or more BenchmarkRun or BenchmarkSchedule documents (YAML or JSON)")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"strings"
 	"time"
+	// spec.timeZone of a BenchmarkSchedule is read in Go's own time zone database, whatever
+	// the image holds.
+	_ "time/tzdata"
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 

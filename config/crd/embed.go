@@ -8,3 +8,8 @@ import _ "embed"
 //
 //go:embed bases/gauntlet.dev_benchmarkruns.yaml
 var BenchmarkRun []byte
+
+// BenchmarkSchedule is the generated BenchmarkSchedule CRD.
+//
+//go:embed bases/gauntlet.dev_benchmarkschedules.yaml
+var BenchmarkSchedule []byte

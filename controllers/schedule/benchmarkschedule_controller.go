@@ -27,6 +27,10 @@ const (
 	ReasonSuspended       = "Suspended"
 	ReasonScheduled       = "Scheduled"
 	ReasonChangePoint     = "ChangePoint"
+	// ReasonMissedSchedule: scheduled times not started within spec.startingDeadlineSeconds.
+	ReasonMissedSchedule = "MissedSchedule"
+	// ReasonRunReplaced: concurrencyPolicy Replace deleted a run in progress for a new one.
+	ReasonRunReplaced = "RunReplaced"
 )
 
 // BenchmarkScheduleReconciler creates a schedule's runs at its cron times.
@@ -64,7 +68,8 @@ type scope struct {
 	runs     []*benchv1.BenchmarkRun // the schedule's runs, oldest scheduled first
 	history  []historyRun            // the history ConfigMap's runs, oldest first
 
-	due       time.Time // the latest scheduled time in (last, now]; zero when none
+	due       time.Time // the latest scheduled time in (last, now] to run; zero when none
+	waiting   time.Time // due, held back by a run in progress until its starting deadline
 	active    string    // a run still in progress
 	forbidden bool      // runs in progress hold new runs back
 	held      string    // why, for the skip event
@@ -72,6 +77,7 @@ type scope struct {
 	triggers        benchv1.ScheduleTriggers
 	digests         []benchv1.ImageDigest // resolved this pass; nil when not, or when that failed
 	templateChanged bool
+	request         string // a new gauntlet.dev/run-now value to start a run for
 	trigger, why    string // what starts a run this pass, and the event's words for it
 
 	stop   bool // nothing more to decide this pass (an unreadable spec.schedule)
@@ -91,9 +97,11 @@ type phase func(ctx context.Context, sc *scope) error
 // Reconcile lists the schedule's runs, records them with their verdicts, copies the figures
 // of those that succeeded into the history ConfigMap and finds its change points, deletes
 // the runs past the history limits, starts the run of the latest scheduled time that has
-// passed (once; earlier missed times are not caught up) or one spec.triggers asks for (a
-// new image digest, a changed template) unless suspended or, under Forbid, while one is in
-// progress, and asks to be woken at the next time or digest check.
+// passed (once; earlier missed times are not caught up; with a starting deadline, those
+// later than it are skipped and counted), one the gauntlet.dev/run-now annotation asks for,
+// or one spec.triggers asks for (a new image digest, a changed template) unless suspended
+// or, under Forbid, while one is in progress (Replace deletes it), and asks to be woken at
+// the next time or digest check.
 func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Request) (result ctrl.Result, err error) {
 	s := &benchv1.BenchmarkSchedule{}
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil {

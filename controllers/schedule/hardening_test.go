@@ -26,6 +26,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
+	"github.com/gauntlet-bench/gauntlet/internal/schedtime"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -215,7 +216,7 @@ func TestRefusedSchedules(t *testing.T) {
 	}
 	for _, ok := range []string{"* * * * *", "0,1 0 * * *", "@every 30s", "@daily", "0 0 1 1 *"} {
 		sched, err := cron.ParseStandard(ok)
-		if err != nil || closestGap(sched, time.Now()) < MinInterval {
+		if err != nil || schedtime.ClosestGap(sched, time.Now()) < MinInterval {
 			t.Errorf("%s refused", ok)
 		}
 	}

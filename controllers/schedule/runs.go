@@ -98,13 +98,14 @@ const MaxActiveRuns = 3
 const maxStatusRuns = 110
 
 // inProgress finds a run still in progress, and whether runs in progress hold new runs
-// back: any one under Forbid, MaxActiveRuns under Allow.
+// back: any one under Forbid, MaxActiveRuns under Allow, none under Replace (startRun
+// deletes them).
 func (r *BenchmarkScheduleReconciler) inProgress(_ context.Context, sc *scope) error {
 	sc.active = activeScheduledRun(sc.runs)
 	n := activeCount(sc.runs)
-	switch {
-	case sc.active == "":
-	case sc.schedule.Spec.ConcurrencyPolicy != benchv1.ConcurrencyAllow:
+	switch policy := sc.schedule.Spec.ConcurrencyPolicy; {
+	case sc.active == "" || policy == benchv1.ConcurrencyReplace:
+	case policy != benchv1.ConcurrencyAllow:
 		sc.forbidden, sc.held = true, "concurrencyPolicy Forbid"
 	case n >= MaxActiveRuns:
 		sc.forbidden, sc.held = true, fmt.Sprintf("%d runs in progress, the most concurrencyPolicy Allow starts", n)

@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -13,18 +14,23 @@ import (
 // What a whole pass leaves in the status besides what its phases recorded on the way.
 
 // summarize records the time acted on (a skipped one too; not while suspended: resuming
-// starts the latest time missed), the runs, the next time, and Ready.
+// starts the latest time missed; nor one waiting for a run in progress within its starting
+// deadline), the runs, the next time, and Ready.
 func (r *BenchmarkScheduleReconciler) summarize(_ context.Context, sc *scope) error {
 	s, st := sc.schedule, &sc.schedule.Status
-	if !sc.due.IsZero() && !s.Spec.Suspend {
+	if !sc.due.IsZero() && !s.Spec.Suspend && sc.waiting.IsZero() {
 		st.LastScheduleTime = &metav1.Time{Time: sc.due}
 	}
 	st.Runs = runStatuses(sc.runs)
 	next := sc.cron.Next(sc.now)
 	st.NextScheduleTime = &metav1.Time{Time: next}
 	reason, msg := ReasonScheduled, "next run at "+next.UTC().Format(time.RFC3339)
-	if s.Spec.Suspend {
+	switch {
+	case s.Spec.Suspend:
 		reason, msg = ReasonSuspended, "spec.suspend is true: no new runs"
+	case !sc.waiting.IsZero():
+		msg = fmt.Sprintf("the run of %s waits for %s to finish (%s) until %s, spec.startingDeadlineSeconds after it; %s",
+			sc.waiting.UTC().Format(time.RFC3339), sc.active, sc.held, sc.waiting.Add(*startingDeadline(s)).UTC().Format(time.RFC3339), msg)
 	}
 	setScheduleConditions(s, true, reason, msg)
 	return nil

@@ -126,19 +126,21 @@ const (
 	ReasonTriggered    = "RunTriggered"
 )
 
-// checkTriggers finds what spec.triggers may start a run for: a changed template, and the
-// images' digests. Those are resolved when the poll interval has passed, or for a run about
-// to start (a scheduled time, or a changed template, which may name other images: the run
-// records what it runs, so a commit that moves an image starts one run, not a second for
-// the "new" image at the next poll); not while a run in progress would hold a new one back.
-// The first template and digests seen are recorded, without a run.
+// checkTriggers finds what may start a run besides the cron: a new gauntlet.dev/run-now
+// value, a changed template, and the images' digests. Those are resolved when the poll
+// interval has passed, or for a run about to start (a scheduled time, a request, or a
+// changed template, which may name other images: the run records what it runs, so a
+// commit that moves an image starts one run, not a second for the "new" image at the next
+// poll); not while a run in progress would hold a new one back. The first template,
+// digests and request seen are recorded, without a run.
 func (r *BenchmarkScheduleReconciler) checkTriggers(ctx context.Context, sc *scope) error {
 	s, st := sc.schedule, &sc.schedule.Status
 	sc.triggers = ptr.Deref(s.Spec.Triggers, benchv1.ScheduleTriggers{})
 	hash := templateHash(s.Spec.Template)
 	sc.templateChanged = sc.triggers.TemplateChanges && st.LastTemplateHash != "" && st.LastTemplateHash != hash
+	sc.request = findRequest(s, sc.runs, st.LastTemplateHash == "")
 	checkDue := st.LastDigestCheckTime == nil || !sc.now.Before(st.LastDigestCheckTime.Add(pollInterval(s)))
-	if sc.triggers.ImageDigests && !s.Spec.Suspend && !sc.forbidden && (checkDue || !sc.due.IsZero() || sc.templateChanged) {
+	if sc.triggers.ImageDigests && !s.Spec.Suspend && !sc.forbidden && (checkDue || !sc.due.IsZero() || sc.templateChanged || sc.request != "") {
 		r.checkDigests(ctx, sc)
 	}
 	if st.LastTemplateHash == "" {
@@ -170,8 +172,8 @@ func (r *BenchmarkScheduleReconciler) checkDigests(ctx context.Context, sc *scop
 }
 
 // chooseTrigger picks what starts a run this pass, if anything: the scheduled time, then a
-// changed template (a commit that changes an image also changes its digest), then a moved
-// digest. Nothing while suspended. A run that is due and is the first of a changed
+// run asked for (gauntlet.dev/run-now), then a changed template (a commit that changes an
+// image also changes its digest), then a moved digest. Nothing while suspended: each waits. A run that is due and is the first of a changed
 // template says TemplateChange (its name and time stay the scheduled ones): under Forbid a
 // change made during a run is due with the next time, and the history must see where the
 // template changed.
@@ -182,6 +184,8 @@ func (r *BenchmarkScheduleReconciler) chooseTrigger(_ context.Context, sc *scope
 		sc.trigger, sc.why = benchv1.TriggerTemplateChange, "spec.template changed since the last run (started at its scheduled time)"
 	case !sc.due.IsZero():
 		sc.trigger = benchv1.TriggerSchedule
+	case sc.request != "":
+		sc.trigger, sc.why = benchv1.TriggerManual, benchv1.AnnotationRunNow+"="+sanitize(sc.request, maxEventDetail)
 	case sc.templateChanged:
 		sc.trigger, sc.why = benchv1.TriggerTemplateChange, "spec.template changed since the last run"
 	case sc.digests != nil:

@@ -1,6 +1,7 @@
-// Package validation checks BenchmarkRun documents offline with the same machinery the API
-// server uses for custom resources: the generated CRD's structural schema, its defaults,
-// OpenAPI validation, list-type rules and CEL rules. There is no second hand-written copy.
+// Package validation checks BenchmarkRun (and BenchmarkSchedule) documents offline with the
+// same machinery the API server uses for custom resources: the generated CRD's structural
+// schema, its defaults, OpenAPI validation, list-type rules and CEL rules. There is no
+// second hand-written copy.
 package validation
 
 import (
@@ -38,16 +39,33 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
-// Validator validates BenchmarkRun documents against the embedded CRD.
+// Validator validates documents of one kind against its embedded CRD; a Validator of
+// BenchmarkRuns may also take BenchmarkSchedules (NewWithSchedules).
 type Validator struct {
+	kind       string
 	structural *structuralschema.Structural
 	schema     apiservervalidation.SchemaValidator
 	cel        *cel.Validator
+	schedules  *Validator
 }
 
-// New builds a Validator from the CRD generated into config/crd/bases.
+// New builds a Validator of BenchmarkRuns from the CRD generated into config/crd/bases.
 func New() (*Validator, error) {
 	return FromCRD(crd.BenchmarkRun)
+}
+
+// NewWithSchedules builds a Validator of BenchmarkRuns that also takes BenchmarkSchedules
+// (gauntlet validate): their own fields as the API server and the schedule controller
+// check them, and their template as a BenchmarkRun.
+func NewWithSchedules() (*Validator, error) {
+	v, err := New()
+	if err != nil {
+		return nil, err
+	}
+	if v.schedules, err = FromCRD(crd.BenchmarkSchedule); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // FromCRD builds a Validator from a CRD manifest (its v1alpha1 version).
@@ -78,18 +96,21 @@ func FromCRD(manifest []byte) (*Validator, error) {
 		return nil, fmt.Errorf("building the schema validator: %w", err)
 	}
 	return &Validator{
+		kind:       def.Spec.Names.Kind,
 		structural: structural,
 		schema:     schemaValidator,
 		cel:        cel.NewValidator(structural, true, celconfig.PerCallLimit),
 	}, nil
 }
 
-// Document is one BenchmarkRun read from a file, or the reasons it is invalid.
+// Document is one BenchmarkRun or BenchmarkSchedule read from a file, or the reasons it is
+// invalid.
 type Document struct {
-	Index  int                   // position in a multi-document file, from 0
-	Meta   string                // metadata.name as written, for messages
-	Run    *benchv1.BenchmarkRun // defaulted, set only when Errors is empty
-	Errors field.ErrorList
+	Index    int                        // position in a multi-document file, from 0
+	Meta     string                     // metadata.name as written, for messages
+	Run      *benchv1.BenchmarkRun      // defaulted, set only when Errors is empty
+	Schedule *benchv1.BenchmarkSchedule // defaulted, for a schedule, set only when Errors is empty
+	Errors   field.ErrorList
 }
 
 // Name is the document's metadata.name, or its position when it has none.
@@ -122,7 +143,7 @@ func (v *Validator) ReadAll(ctx context.Context, r io.Reader) ([]Document, error
 		i++
 	}
 	if len(docs) == 0 {
-		return nil, errors.New("no BenchmarkRun document found")
+		return nil, fmt.Errorf("no %s document found", v.kinds())
 	}
 	return docs, nil
 }
@@ -140,25 +161,13 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 	}
 	meta, _ := obj["metadata"].(map[string]interface{})
 	name, _ := meta["name"].(string)
-	if errs := checkTypeMeta(obj); len(errs) > 0 {
+	if errs := v.checkTypeMeta(obj); len(errs) > 0 {
 		return Document{Meta: name, Errors: errs}
 	}
-
-	// Strict decoding: what pruning would drop is a field the API does not have.
-	var errs field.ErrorList
-	for _, p := range structuralpruning.PruneWithOptions(runtime.DeepCopyJSON(obj), v.structural, true,
-		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}) {
-		errs = append(errs, field.Forbidden(field.NewPath(p), "unknown field"))
+	if kind, _ := obj["kind"].(string); kind == "BenchmarkSchedule" {
+		return v.validateSchedule(ctx, obj, name)
 	}
-	structuraldefaulting.Default(obj, v.structural)
-	errs = append(errs, checkName(obj)...)
-	errs = append(errs, checkMetadata(obj)...)
-	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.schema)...)
-	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
-	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
-	errs = append(errs, celErrs...)
-	errs = explainYAMLBooleans(errs, yamlBooleans(v.structural, obj, nil))
-	if len(errs) > 0 {
+	if errs := v.admit(ctx, obj); len(errs) > 0 {
 		return Document{Meta: name, Errors: errs}
 	}
 
@@ -171,6 +180,25 @@ func (v *Validator) Validate(ctx context.Context, raw []byte) Document {
 		return Document{Meta: name, Errors: errs}
 	}
 	return Document{Meta: name, Run: run}
+}
+
+// admit is the API server's verdict on obj, of v's kind, on create: unknown fields (strict
+// decoding: what pruning would drop is a field the API does not have), the name and
+// metadata, the schema, list types and CEL rules. obj is defaulted in place.
+func (v *Validator) admit(ctx context.Context, obj map[string]interface{}) field.ErrorList {
+	var errs field.ErrorList
+	for _, p := range structuralpruning.PruneWithOptions(runtime.DeepCopyJSON(obj), v.structural, true,
+		structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}) {
+		errs = append(errs, field.Forbidden(field.NewPath(p), "unknown field"))
+	}
+	structuraldefaulting.Default(obj, v.structural)
+	errs = append(errs, checkName(obj)...)
+	errs = append(errs, checkMetadata(obj, v.kind)...)
+	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.schema)...)
+	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
+	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+	errs = append(errs, celErrs...)
+	return explainYAMLBooleans(errs, yamlBooleans(v.structural, obj, nil))
 }
 
 // yamlBooleans are the booleans where the schema wants a string. YAML 1.1 readers
@@ -233,15 +261,23 @@ func explainYAMLBooleans(errs, booleans field.ErrorList) field.ErrorList {
 	return append(out, booleans...)
 }
 
-func checkTypeMeta(obj map[string]interface{}) field.ErrorList {
+func (v *Validator) checkTypeMeta(obj map[string]interface{}) field.ErrorList {
 	var errs field.ErrorList
 	if got, _ := obj["apiVersion"].(string); got != benchv1.GroupVersion.String() {
 		errs = append(errs, field.Invalid(field.NewPath("apiVersion"), got, "must be "+benchv1.GroupVersion.String()))
 	}
-	if got, _ := obj["kind"].(string); got != "BenchmarkRun" {
-		errs = append(errs, field.Invalid(field.NewPath("kind"), got, "must be BenchmarkRun"))
+	if got, _ := obj["kind"].(string); got != v.kind && (v.schedules == nil || got != v.schedules.kind) {
+		errs = append(errs, field.Invalid(field.NewPath("kind"), got, "must be "+v.kinds()))
 	}
 	return errs
+}
+
+// kinds are the kinds v takes, in words.
+func (v *Validator) kinds() string {
+	if v.schedules == nil {
+		return v.kind
+	}
+	return v.kind + " or " + v.schedules.kind
 }
 
 func checkName(obj map[string]interface{}) field.ErrorList {
@@ -269,10 +305,10 @@ func checkName(obj map[string]interface{}) field.ErrorList {
 
 // checkMetadata checks the rest of metadata as the API server does on create
 // (ValidateObjectMeta: namespace, labels, annotations, finalizers, owner references; the
-// name is checkName's), and refuses what a submitted document must not carry: owner
-// references and finalizers (set by controllers; a document with them could have the run
+// name is checkName's), and refuses what a submitted document of kind must not carry: owner
+// references and finalizers (set by controllers; a document with them could have the object
 // collected with another object, or its deletion held).
-func checkMetadata(obj map[string]interface{}) field.ErrorList {
+func checkMetadata(obj map[string]interface{}, kind string) field.ErrorList {
 	p := field.NewPath("metadata")
 	raw, ok := obj["metadata"]
 	if !ok {
@@ -287,10 +323,10 @@ func checkMetadata(obj map[string]interface{}) field.ErrorList {
 	m.Name, m.GenerateName = "x", ""
 	errs := apimachineryvalidation.ValidateObjectMeta(&m, m.Namespace != "", func(string, bool) []string { return nil }, p)
 	if len(m.OwnerReferences) > 0 {
-		errs = append(errs, field.Forbidden(p.Child("ownerReferences"), "set by controllers, not in a submitted BenchmarkRun: the run would be deleted with its owner"))
+		errs = append(errs, field.Forbidden(p.Child("ownerReferences"), "set by controllers, not in a submitted "+kind+": it would be deleted with its owner"))
 	}
 	if len(m.Finalizers) > 0 {
-		errs = append(errs, field.Forbidden(p.Child("finalizers"), "set by the operator, not in a submitted BenchmarkRun: a finalizer no controller removes holds the run's deletion"))
+		errs = append(errs, field.Forbidden(p.Child("finalizers"), "set by the operator, not in a submitted "+kind+": a finalizer no controller removes holds its deletion"))
 	}
 	return errs
 }

@@ -42,7 +42,7 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "stopping the API server:", err)
 		}
 	}()
-	if validator, err = validation.New(); err != nil {
+	if validator, err = validation.NewWithSchedules(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
