@@ -58,6 +58,9 @@ type BenchmarkRunReconciler struct {
 	// WatchNamespace, when set, is the only namespace this operator serves (namespaced
 	// install): node-pool locks and listings stay inside it.
 	WatchNamespace string
+	// ProtectedNamespaces are refused in a cluster-wide install: a run there ends Failed,
+	// Accepted=False with reason ProtectedNamespace, before it creates anything.
+	ProtectedNamespaces []string
 	// MaxConcurrentReconciles is how many runs are reconciled at once (default 1).
 	MaxConcurrentReconciles int
 	// MaxVerifications caps the targets whose contract checks run at once, across every
@@ -200,6 +203,9 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 	run.Status.TargetNames = strings.Join(names, ",")
 	if run.Status.Phase == "" {
 		run.Status.Phase = benchv1.PhasePending
+	}
+	if why := r.protectedNamespace(run.Namespace); why != "" {
+		return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonProtectedNamespace, why)
 	}
 	if err := imagesAllowed(run, r.Config.AllowedRegistries); err != nil {
 		return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonImageNotAllowed, err.Error())

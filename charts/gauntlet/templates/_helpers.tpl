@@ -153,6 +153,9 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- if not (kindIs "invalid" .Values.keepFinishedTestRuns) }}
 - --keep-finished-testruns={{ .Values.keepFinishedTestRuns }}
 {{- end }}
+{{- if not (kindIs "invalid" .Values.protectedNamespaces) }}
+- --protected-namespaces={{ join "," .Values.protectedNamespaces }}
+{{- end }}
 {{- with .Values.allowedRegistries }}
 - --allowed-registries={{ join "," . }}
 {{- end }}
