@@ -66,6 +66,9 @@ type BenchmarkRunReconciler struct {
 	// MaxVerifications caps the targets whose contract checks run at once, across every
 	// run; the others wait their turn. Zero is no cap.
 	MaxVerifications int
+	// MaxVerificationsPerNamespace caps one namespace's share of them, so one tenant's many
+	// runs against stalling targets leave slots to the others. Zero is no cap.
+	MaxVerificationsPerNamespace int
 	// KeepTestRuns is how many finished TestRuns (with their runner pods and plan
 	// ConfigMaps) a run keeps for debugging; older ones go once their figures are read.
 	// Zero takes DefaultKeepTestRuns; negative keeps none.
