@@ -58,11 +58,17 @@ type BenchmarkRunReconciler struct {
 	// WatchNamespace, when set, is the only namespace this operator serves (namespaced
 	// install): node-pool locks and listings stay inside it.
 	WatchNamespace string
+	// ProtectedNamespaces are refused in a cluster-wide install: a run there ends Failed,
+	// Accepted=False with reason ProtectedNamespace, before it creates anything.
+	ProtectedNamespaces []string
 	// MaxConcurrentReconciles is how many runs are reconciled at once (default 1).
 	MaxConcurrentReconciles int
 	// MaxVerifications caps the targets whose contract checks run at once, across every
 	// run; the others wait their turn. Zero is no cap.
 	MaxVerifications int
+	// MaxVerificationsPerNamespace caps one namespace's share of them, so one tenant's many
+	// runs against stalling targets leave slots to the others. Zero is no cap.
+	MaxVerificationsPerNamespace int
 	// KeepTestRuns is how many finished TestRuns (with their runner pods and plan
 	// ConfigMaps) a run keeps for debugging; older ones go once their figures are read.
 	// Zero takes DefaultKeepTestRuns; negative keeps none.
@@ -200,6 +206,9 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 	run.Status.TargetNames = strings.Join(names, ",")
 	if run.Status.Phase == "" {
 		run.Status.Phase = benchv1.PhasePending
+	}
+	if why := r.protectedNamespace(run.Namespace); why != "" {
+		return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonProtectedNamespace, why)
 	}
 	if err := imagesAllowed(run, r.Config.AllowedRegistries); err != nil {
 		return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonImageNotAllowed, err.Error())

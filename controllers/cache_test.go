@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strconv"
@@ -91,26 +92,86 @@ func TestManagerCacheHoldsOnlyWhatItReads(t *testing.T) {
 	}
 }
 
-// largeRun is the largest run the API accepts in its targets' env: targets × 32 values of
-// 4 KiB.
-func largeRun(ns, name string, targets int) *benchv1.BenchmarkRun {
+// largestRun is the largest run the API accepts, as far as its bounds allow: 32 scenarios
+// of 8 requests (the run's 256, their paths and bodies filling its 32 KiB), 4 image
+// targets (the most the trial bound leaves with 32 scenarios) whose 128 env variables
+// fill the run's 32 KiB of env names and values, 16 node pools sharing the run's 64
+// selector entries and tolerations at their bounds, and a database with 64 + 32
+// parameters at theirs. Metadata is the API server's to bound and is left small.
+func largestRun(ns, name string) *benchv1.BenchmarkRun {
 	run := pingRun(name)
 	run.Namespace = ns
-	run.Spec.Targets = nil
-	value := strings.Repeat("v", 4096)
-	for i := range targets {
-		tg := benchv1.Target{Name: fmt.Sprintf("t%d", i), Preset: "go-nethttp"}
-		for j := range 32 {
-			tg.Env = append(tg.Env, benchv1.EnvVar{Name: fmt.Sprintf("E%d", j), Value: value})
+	pad := func(prefix string, n int) string { return prefix + strings.Repeat("x", n-len(prefix)) }
+	one, seconds := int32(1), int64(math.MaxInt64)
+	s := &run.Spec
+	s.Load = benchv1.Load{Rates: []int32{1_000_000}, Warmup: "1s", Duration: "1s", Repetitions: 1,
+		RequestTimeout: "1s", MaxVUs: &one}
+	s.Scenarios = nil
+	for i := range 32 {
+		sc := benchv1.Scenario{Name: pad(fmt.Sprintf("s%d-", i), 40)}
+		for j := range 8 {
+			sc.Requests = append(sc.Requests, benchv1.Request{Method: "DELETE", Path: pad(fmt.Sprintf("/%d/%d/", i, j), 128),
+				Weight: 1_000_000, ExpectStatus: 599})
 		}
-		run.Spec.Targets = append(run.Spec.Targets, tg)
+		s.Scenarios = append(s.Scenarios, sc)
+	}
+	s.NodePools = nil
+	for i := range 16 {
+		p := benchv1.NodePool{Name: pad(fmt.Sprintf("p%d-", i), 63), NodeSelector: map[string]string{}, HourlyPrice: "1234567890.12345"}
+		for j := range 2 {
+			key := pad(fmt.Sprintf("k%d.", j), 253) + "/" + pad("n", 63)
+			p.NodeSelector[key] = pad("v", 63)
+			p.Tolerations = append(p.Tolerations, benchv1.Toleration{Key: pad(fmt.Sprintf("t%d-", j), 253),
+				Operator: "Equal", Value: pad("v", 63), Effect: "PreferNoSchedule", TolerationSeconds: &seconds})
+		}
+		s.NodePools = append(s.NodePools, p)
+	}
+	s.Targets = nil
+	port := int32(65535)
+	for i := range 4 {
+		tg := benchv1.Target{Name: pad(fmt.Sprintf("t%d-", i), 40), Image: pad("registry.example/", 512), Port: &port,
+			Workers: 256, NodePool: s.NodePools[0].Name}
+		for j := range 32 {
+			tg.Env = append(tg.Env, benchv1.EnvVar{Name: pad(fmt.Sprintf("E%d_%d_", i, j), 128), Value: pad("v", 128)})
+		}
+		s.Targets = append(s.Targets, tg)
+	}
+	s.LoadGenerator = benchv1.LoadGenerator{NodePool: s.NodePools[1].Name, Image: pad("registry.example/k6:", 512)}
+	s.Database = &benchv1.Database{StorageClass: pad("sc", 253), Parameters: map[string]string{},
+		Pooler: benchv1.Pooler{Parameters: map[string]string{}}}
+	for i := range 64 {
+		s.Database.Parameters[pad(fmt.Sprintf("p%d_", i), 63)] = pad("v", 256)
+	}
+	for i := range 32 {
+		s.Database.Pooler.Parameters[pad(fmt.Sprintf("b%d_", i), 63)] = pad("v", 256)
 	}
 	return run
 }
 
-// The manager's heap for N large runs (GAUNTLET_CACHE_RUNS, default 20): what its cache
-// holds per run, to set against its memory limit. Runs only when asked (it writes
-// N × 1.3 MB through the API server).
+// The bounds above are the API's: the largest run is accepted, and its size is what the
+// manager's cache holds per run at most (metadata aside).
+func TestLargestRunIsAccepted(t *testing.T) {
+	testenv.Long(t)
+	const ns = "largest-run"
+	ctx := context.Background()
+	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	run := largestRun(ns, "largest")
+	if err := env.Client.Create(ctx, run); err != nil {
+		t.Fatalf("the largest run the bounds allow is refused: %v", err)
+	}
+	run.ManagedFields = nil // not cached
+	raw, _ := runtimeEncode(run)
+	spec, _ := json.Marshal(run.Spec)
+	t.Logf("the largest run: %d bytes of JSON as cached, its spec %d", len(raw), len(spec))
+	if len(raw) > 160<<10 {
+		t.Errorf("the largest run is %d bytes: want at most 160 KiB", len(raw))
+	}
+}
+
+// The manager's heap for N of the largest runs (GAUNTLET_CACHE_RUNS): what its cache holds
+// per run, to set against its memory limit. Runs only when asked.
 func TestManagerCacheMemory(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("GAUNTLET_CACHE_RUNS"))
 	if n == 0 {
@@ -124,11 +185,12 @@ func TestManagerCacheMemory(t *testing.T) {
 	start := time.Now()
 	size := 0
 	for i := range n {
-		run := largeRun(ns, fmt.Sprintf("large-%d", i), 10)
+		run := largestRun(ns, fmt.Sprintf("large-%d", i))
 		if err := env.Client.Create(ctx, run); err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
 		if i == 0 {
+			run.ManagedFields = nil // not cached
 			raw, _ := runtimeEncode(run)
 			size = len(raw)
 		}

@@ -58,8 +58,8 @@ func TestVerificationJobs(t *testing.T) {
 		return verify.Report{}, nil
 	}
 	now := time.Now()
-	a := v.start(verifyKey("uid-1", "go"), now, time.Minute, 0, slow)
-	if again := v.start(verifyKey("uid-1", "go"), now, time.Minute, 0, slow); again != a || a.finished() {
+	a, _ := v.start(verifyKey("uid-1", "go"), "ns", now, time.Minute, verifyLimits{}, slow)
+	if again, _ := v.start(verifyKey("uid-1", "go"), "ns", now, time.Minute, verifyLimits{}, slow); again != a || a.finished() {
 		t.Fatalf("a second start made another job, or the first is done before release")
 	}
 	close(release)
@@ -67,7 +67,7 @@ func TestVerificationJobs(t *testing.T) {
 	if !a.finished() || a.err != nil || calls != 1 {
 		t.Errorf("finished %v, err %v, calls %d", a.finished(), a.err, calls)
 	}
-	cut := v.start(verifyKey("uid-1", "node"), now, 50*time.Millisecond, 0, func(ctx context.Context) (verify.Report, error) {
+	cut, _ := v.start(verifyKey("uid-1", "node"), "ns", now, 50*time.Millisecond, verifyLimits{}, func(ctx context.Context) (verify.Report, error) {
 		<-ctx.Done()
 		return verify.Report{}, nil // a verifier that reports nothing about the deadline
 	})
@@ -75,7 +75,7 @@ func TestVerificationJobs(t *testing.T) {
 	if !errors.Is(cut.err, context.DeadlineExceeded) {
 		t.Errorf("err %v, want the deadline", cut.err)
 	}
-	v.start(verifyKey("uid-2", "go"), now, time.Minute, 0, func(context.Context) (verify.Report, error) { return verify.Report{}, nil })
+	_, _ = v.start(verifyKey("uid-2", "go"), "ns", now, time.Minute, verifyLimits{}, func(context.Context) (verify.Report, error) { return verify.Report{}, nil })
 	v.forgetRun("uid-1")
 	if len(v.jobs) != 1 {
 		t.Errorf("jobs left %v, want uid-2's only", v.jobs)

@@ -32,7 +32,7 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseVerifying)
-	var failed, inFlight, queued []string
+	var failed, inFlight, queued, queuedInNS []string
 	reason := benchv1.ReasonVerifyFailed
 	for _, t := range run.Spec.Targets {
 		ts := targetStatus(run, t.Name)
@@ -41,6 +41,9 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 			switch {
 			case errors.Is(err, errNoVerificationSlot):
 				queued = append(queued, t.Name)
+				continue
+			case errors.Is(err, errNoNamespaceSlot):
+				queuedInNS = append(queuedInNS, t.Name)
 				continue
 			case err != nil:
 				return ctrl.Result{}, err
@@ -59,12 +62,20 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 			notTimed(run, t.Name, "not timed: "+why)
 		}
 	}
-	if len(inFlight)+len(queued) > 0 {
-		msg := "checking against the contract: " + strings.Join(inFlight, ", ")
-		if len(queued) > 0 {
-			msg = strings.TrimPrefix(fmt.Sprintf("%s; waiting for one of the operator's %d verification slots (--max-concurrent-verifications): %s",
-				msg, r.MaxVerifications, strings.Join(queued, ", ")), "checking against the contract: ; ")
+	if len(inFlight)+len(queued)+len(queuedInNS) > 0 {
+		var parts []string
+		if len(inFlight) > 0 {
+			parts = append(parts, "checking against the contract: "+strings.Join(inFlight, ", "))
 		}
+		if len(queuedInNS) > 0 {
+			parts = append(parts, fmt.Sprintf("waiting for one of namespace %s's %d verification slots (--max-concurrent-verifications-per-namespace), all taken by its runs: %s",
+				run.Namespace, r.MaxVerificationsPerNamespace, strings.Join(queuedInNS, ", ")))
+		}
+		if len(queued) > 0 {
+			parts = append(parts, fmt.Sprintf("waiting for one of the operator's %d verification slots (--max-concurrent-verifications): %s",
+				r.MaxVerifications, strings.Join(queued, ", ")))
+		}
+		msg := strings.Join(parts, "; ")
 		setCondition(run, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown, benchv1.ReasonVerifying, msg)
 		return ctrl.Result{RequeueAfter: r.Timeouts.Poll}, nil
 	}
@@ -82,21 +93,18 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 	return ctrl.Result{}, nil
 }
 
-// errNoVerificationSlot: the operator's cap on verifications at once is reached; the
-// target waits its turn.
-var errNoVerificationSlot = errors.New("no verification slot free")
-
 // verifyTarget starts a target's checks or picks up their outcome into ts. done is false
 // while they run; timedOut says they were cut off at the deadline (the target then counts
 // as failed). An error other than the deadline is returned, and the next pass starts over.
 func (r *BenchmarkRunReconciler) verifyTarget(s *scope, t benchv1.Target, ts *benchv1.TargetStatus) (done, timedOut bool, err error) {
 	key := verifyKey(s.run.UID, t.Name)
 	opts := r.verifyOptions(s.run, t)
-	job := r.verifications.start(key, s.now, r.Timeouts.Verify, r.MaxVerifications, func(ctx context.Context) (verify.Report, error) {
+	lim := verifyLimits{total: r.MaxVerifications, perNamespace: r.MaxVerificationsPerNamespace}
+	job, err := r.verifications.start(key, s.run.Namespace, s.now, r.Timeouts.Verify, lim, func(ctx context.Context) (verify.Report, error) {
 		return r.Verify(ctx, opts)
 	})
-	if job == nil {
-		return false, false, errNoVerificationSlot
+	if err != nil {
+		return false, false, err
 	}
 	deadline := fmt.Sprintf("did not finish its contract checks within %v", r.Timeouts.Verify)
 	if !job.finished() {

@@ -17,6 +17,13 @@ import (
 // +kubebuilder:validation:XValidation:rule="(!has(self.baseline) && !(has(self.targets) && self.targets.exists(t, has(t.baselineTarget)))) || (has(self.load.repetitions) ? self.load.repetitions : 3) >= 4",message="a comparison (spec.baseline or a targets[].baselineTarget) needs load.repetitions of at least 4 (5 or more recommended): with 3 a side no outcome is significant at alpha 0.05, so every verdict would be Inconclusive",fieldPath=".load.repetitions"
 // +kubebuilder:validation:XValidation:rule="has(self.database) || !self.scenarios.exists(s, (has(s.workload) && s.workload in ['db-ping', 'db-time', 'db-document', 'db-documents']) || (has(s.requests) && s.requests.exists(r, r.path.startsWith('/api/db/'))))",message="a scenario reads the database (a db-* workload or an /api/db/ path) but spec.database is not set",fieldPath=".database"
 // +kubebuilder:validation:XValidation:rule="!has(self.loadGenerator) || !has(self.loadGenerator.sizing) || self.loadGenerator.sizing != 'Auto' || !has(self.load.model) || self.load.model == 'Open'",message="loadGenerator.sizing Auto sizes runners from the rate: it needs load.model Open",fieldPath=".loadGenerator.sizing"
+//
+// Sizes are bounded across the run, so the largest run the API accepts stays small in the
+// manager's cache, which holds every tenant's runs in one memory limit:
+// +kubebuilder:validation:XValidation:rule="self.targets.map(t, has(t.env) ? t.env.map(e, size(e.name) + (has(e.value) ? size(e.value) : 0)).sum() : 0).sum() <= 32768",message="targets[].env: names and values across the run's targets may total at most 32768 bytes (32 KiB)",fieldPath=".targets"
+// +kubebuilder:validation:XValidation:rule="self.scenarios.map(s, has(s.requests) ? size(s.requests) : 0).sum() <= 256",message="scenarios[].requests: the run's scenarios may hold at most 256 requests together",fieldPath=".scenarios"
+// +kubebuilder:validation:XValidation:rule="!has(self.nodePools) || self.nodePools.map(p, (has(p.nodeSelector) ? size(p.nodeSelector) : 0) + (has(p.tolerations) ? size(p.tolerations) : 0)).sum() <= 64",message="nodePools: selector entries and tolerations across the run's pools may number at most 64 together",fieldPath=".nodePools"
+// +kubebuilder:validation:XValidation:rule="self.scenarios.map(s, has(s.requests) ? s.requests.map(r, size(r.path) + (has(r.body) ? size(r.body) : 0)).sum() : 0).sum() <= 32768",message="scenarios[].requests: paths and bodies across the run's scenarios may total at most 32768 bytes (32 KiB)",fieldPath=".scenarios"
 type BenchmarkRunSpec struct {
 	// Targets are the runtimes compared, measured one at a time.
 	// +listType=map
@@ -26,7 +33,8 @@ type BenchmarkRunSpec struct {
 	Targets []Target `json:"targets"`
 
 	// NodePools are the dedicated node groups targets and load generators run on,
-	// for example c7g (arm64) against AMD (amd64).
+	// for example c7g (arm64) against AMD (amd64). Their selector entries and tolerations
+	// number at most 64 together: a few pools of a few labels and taints each is the use.
 	// +optional
 	// +listType=map
 	// +listMapKey=name

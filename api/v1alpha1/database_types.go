@@ -26,9 +26,12 @@ type Database struct {
 	StorageClass string `json:"storageClass,omitempty"`
 
 	// Parameters of postgresql.conf. The default is seed 001's profile, tuned for throughput,
-	// not for safety.
+	// not for safety. Names at most 63 characters (PostgreSQL's own limit), values at most
+	// 256 (shared_preload_libraries, log_line_prefix fit), so a run stays small in the
+	// manager's cache.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=64
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 63 && size(self[k]) <= 256)",message="parameters: names at most 63 characters, values at most 256"
 	// +kubebuilder:default={fsync: "off", synchronous_commit: "off", full_page_writes: "off", wal_level: "minimal", shared_buffers: "256MB", work_mem: "16MB", max_connections: "200"}
 	Parameters map[string]string `json:"parameters,omitempty"`
 
@@ -72,8 +75,10 @@ type Pooler struct {
 	PoolMode PoolMode `json:"poolMode,omitempty"`
 
 	// Parameters of pgbouncer.ini (seed 001: default_pool_size 50, max_client_conn 500).
+	// Names at most 63 characters, values at most 256, as spec.database.parameters.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 63 && size(self[k]) <= 256)",message="parameters: names at most 63 characters, values at most 256"
 	// +kubebuilder:default={default_pool_size: "50", max_client_conn: "500"}
 	Parameters map[string]string `json:"parameters,omitempty"`
 }

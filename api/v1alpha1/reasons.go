@@ -77,6 +77,9 @@ const (
 	ReasonSearchStep = "SearchStep"
 	// ReasonImageNotAllowed: a bring-your-own image is outside the operator's allow-list.
 	ReasonImageNotAllowed = "ImageNotAllowed"
+	// ReasonProtectedNamespace: the run is in a namespace the operator does not serve
+	// (--protected-namespaces, a cluster-wide install).
+	ReasonProtectedNamespace = "ProtectedNamespace"
 	// ReasonCalibrationSkipped and ReasonCalibrationFailed: the generator floor was not
 	// measured (events only; the run goes on without it).
 	ReasonCalibrationSkipped = "CalibrationSkipped"

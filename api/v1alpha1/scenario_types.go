@@ -13,6 +13,7 @@ type Scenario struct {
 	Workload string `json:"workload,omitempty"`
 
 	// Requests is a custom mix: each request is picked with probability weight/sum(weights).
+	// The run's scenarios hold at most 256 requests together.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MinItems=1
@@ -32,7 +33,9 @@ type Request struct {
 	// +kubebuilder:validation:Pattern=`^/[^\s]*$`
 	Path string `json:"path"`
 
-	// Body sent as application/json.
+	// Body sent as application/json. Paths and bodies total at most 32 KiB across the run's
+	// scenarios: a realistic request mix's JSON documents fit, and the manager, which
+	// caches every tenant's runs, holds no more per run.
 	// +optional
 	// +kubebuilder:validation:MaxLength=8192
 	Body string `json:"body,omitempty"`

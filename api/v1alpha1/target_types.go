@@ -7,6 +7,7 @@ import (
 // Target is one runtime under test: a preset from targets/ or an image of your own.
 // +kubebuilder:validation:XValidation:rule="has(self.preset) != has(self.image)",message="exactly one of preset or image must be set"
 // +kubebuilder:validation:XValidation:rule="!has(self.image) || has(self.port)",message="port is required with image (a preset knows its own port)",fieldPath=".port"
+// +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.map(e, has(e.value) ? size(e.value) : 0).sum() <= 8192",message="env: the values of one target may total at most 8192 bytes (8 KiB)",fieldPath=".env"
 type Target struct {
 	// Name identifies the target in results; a DNS label.
 	// +kubebuilder:validation:MaxLength=40
@@ -59,7 +60,11 @@ type Target struct {
 	// +optional
 	Resources Resources `json:"resources,omitempty"`
 
-	// Env adds environment variables to the target (PORT, HOST, WORKERS and DB_* are set by Gauntlet).
+	// Env adds environment variables to the target (PORT, HOST, WORKERS and DB_* are set by
+	// Gauntlet). Its values total at most 8 KiB per target, and names and values at most
+	// 32 KiB across the run's targets: room for JAVA_OPTS, NODE_OPTIONS or GODEBUG lines
+	// (a few hundred bytes) and a small JSON config, while the manager, which caches every
+	// tenant's runs in one memory limit, holds at most that per run.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -97,9 +102,12 @@ type NodePool struct {
 	// +kubebuilder:validation:Pattern=`^[a-z]([-a-z0-9]*[a-z0-9])?$`
 	Name string `json:"name"`
 
-	// NodeSelector picks the pool's nodes, for example kubernetes.io/arch: arm64.
+	// NodeSelector picks the pool's nodes, for example kubernetes.io/arch: arm64. Keys and
+	// values are bounded as labels' are (317 and 63 characters), so a run stays small in the
+	// manager's cache; the operator checks their syntax.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=16
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && size(self[k]) <= 63)",message="nodeSelector: keys at most 317 characters (prefix 253, name 63), values at most 63, as labels"
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 
 	// Tolerations let pods onto the pool's tainted nodes.

@@ -55,8 +55,8 @@ func main() {
 	var promHTTPConfig string
 	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, insecureRegistries, nullImage string
-	var maxReconciles, maxVerifications, keepTestRuns, wirePort int
-	var wireSelector, wireSecret, wireNamespace string
+	var maxReconciles, maxVerifications, maxVerificationsPerNS, keepTestRuns, wirePort int
+	var wireSelector, wireSecret, wireNamespace, protected string
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
 	np := specs.DefaultNetworkPolicy()
@@ -71,7 +71,11 @@ func main() {
 	flag.StringVar(&watchNamespace, "watch-namespace", "", "serve only this namespace (a namespaced install, with a Role instead of a ClusterRole); empty serves all")
 	flag.IntVar(&maxReconciles, "max-concurrent-reconciles", 1, "how many BenchmarkRuns are reconciled at once")
 	flag.IntVar(&maxVerifications, "max-concurrent-verifications", 8, "how many targets' contract checks run at once, across every run (the others wait their turn); 0 is no cap")
+	flag.IntVar(&maxVerificationsPerNS, "max-concurrent-verifications-per-namespace", controllers.DefaultMaxVerificationsPerNamespace,
+		"how many of those one namespace's runs may hold at once, so one tenant's runs leave slots to the others; 0 is no cap")
 	flag.IntVar(&keepTestRuns, "keep-finished-testruns", controllers.DefaultKeepTestRuns, "finished TestRuns (with their pods) each run keeps for debugging; older ones are deleted once read; 0 keeps none")
+	flag.StringVar(&protected, "protected-namespaces", strings.Join(controllers.DefaultProtectedNamespaces, ","),
+		"comma-separated namespaces whose BenchmarkRuns a cluster-wide install refuses (Accepted=False, reason ProtectedNamespace); the operator's own namespace is always among them")
 	flag.StringVar(&registries, "allowed-registries", "", "comma-separated registries (host or host/path) bring-your-own images must come from; empty allows any")
 	flag.StringVar(&insecureRegistries, "insecure-registries", "", "comma-separated registry hosts (host[:port]) a schedule's image-digest trigger may reach over plain HTTP; none by default")
 	flag.BoolVar(&networkPolicy, "network-policy", true, "give every run a NetworkPolicy that fences its targets in")
@@ -182,11 +186,13 @@ func main() {
 		ResultMetrics: resultMetrics,
 		Timeouts:      timeouts,
 
-		WatchNamespace:          watchNamespace,
-		MaxConcurrentReconciles: maxReconciles,
-		MaxVerifications:        maxVerifications,
-		KeepTestRuns:            keepTests(keepTestRuns),
-		Wire:                    wireAgents,
+		WatchNamespace:               watchNamespace,
+		ProtectedNamespaces:          append(splitList(protected), np.OperatorNamespace),
+		MaxConcurrentReconciles:      maxReconciles,
+		MaxVerifications:             maxVerifications,
+		MaxVerificationsPerNamespace: maxVerificationsPerNS,
+		KeepTestRuns:                 keepTests(keepTestRuns),
+		Wire:                         wireAgents,
 	}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkRun controller")
 		os.Exit(1)

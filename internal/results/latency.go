@@ -166,6 +166,11 @@ func latencyOfRecord(r *benchv1.ResultRow, ms []benchv1.Measurement, floor *benc
 		}
 	}
 	r.GeneratorFloor = floor
+	if r.LatencySource == benchv1.LatencyWire && floor != nil {
+		if gap := FirstByteGap(r.P50Micros.Median, floor.P50Micros, r.Wire.P50Micros.Median); gap != "" {
+			note(gap)
+		}
+	}
 	if floor == nil || len(ms) == 0 || !GeneratorNoise(r.P99Micros.Median, floor.P99Micros) {
 		return
 	}

@@ -196,8 +196,20 @@ func (v *Validator) admit(ctx context.Context, obj map[string]interface{}) field
 	errs = append(errs, checkMetadata(obj, v.kind)...)
 	errs = append(errs, apiservervalidation.ValidateCustomResource(nil, obj, v.schema)...)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, obj)...)
-	celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
-	errs = append(errs, celErrs...)
+	// As the API server: no CEL rule runs on an object the schema refused for a wrong type
+	// or a missing, unsupported or too long value; a rule reading the bad value would only
+	// fail on it again ("invalid data, expected string, got bool"), without naming why.
+	blocking := slices.ContainsFunc(errs, func(e *field.Error) bool {
+		switch e.Type {
+		case field.ErrorTypeNotSupported, field.ErrorTypeRequired, field.ErrorTypeTooLong, field.ErrorTypeTooMany, field.ErrorTypeTypeInvalid:
+			return true
+		}
+		return false
+	})
+	if !blocking {
+		celErrs, _ := v.cel.Validate(ctx, nil, v.structural, obj, nil, celconfig.RuntimeCELCostBudget)
+		errs = append(errs, celErrs...)
+	}
 	return explainYAMLBooleans(errs, yamlBooleans(v.structural, obj, nil))
 }
 

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,6 +93,62 @@ func both(fs ...func(map[string]any)) func(map[string]any) {
 	}
 }
 
+// envOf is n env variables (E0, E1, ...) with values of size bytes.
+func envOf(n, size int) []any {
+	var env []any
+	for i := range n {
+		env = append(env, map[string]any{"name": fmt.Sprintf("E%d", i), "value": strings.Repeat("v", size)})
+	}
+	return env
+}
+
+// targetsOf is n preset targets, each with env.
+func targetsOf(n int, env func() []any) []any {
+	var ts []any
+	for i := range n {
+		ts = append(ts, map[string]any{"name": fmt.Sprintf("t%d", i), "preset": "go-nethttp", "env": env()})
+	}
+	return ts
+}
+
+// postsOf is n POST requests with bodies of size bytes.
+func postsOf(n, size int) []any {
+	var rs []any
+	for i := range n {
+		rs = append(rs, map[string]any{"method": "POST", "path": fmt.Sprintf("/devices/%d", i), "body": strings.Repeat("b", size)})
+	}
+	return rs
+}
+
+// scenariosOf is n custom scenarios of 32 requests each.
+func scenariosOf(n int) []any {
+	var ss []any
+	for i := range n {
+		ss = append(ss, map[string]any{"name": fmt.Sprintf("s%d", i), "requests": postsOf(32, 0)})
+	}
+	return ss
+}
+
+// poolsOf is the base's two pools and n-2 more, each with 16 selector entries.
+func poolsOf(n int) []any {
+	var ps []any
+	for i := range n {
+		name := fmt.Sprintf("p%d", i)
+		switch i {
+		case 0:
+			name = "amd"
+		case 1:
+			name = "loadgen"
+		}
+		sel := map[string]any{}
+		for j := range 16 {
+			sel[fmt.Sprintf("k%d", j)] = "v"
+		}
+		ps = append(ps, map[string]any{"name": name, "nodeSelector": sel})
+	}
+	return ps
+}
+
 var invalidCases = []invalidCase{
 	{"bad metadata name", set("metadata.name", "Bad_Name"), "metadata.name"},
 	{"unknown field", set("spec.bogus", 1), "spec.bogus"},
@@ -106,6 +163,14 @@ var invalidCases = []invalidCase{
 	{"zero workers", set("spec.targets.0.workers", 0), "spec.targets[0].workers"},
 	{"too many workers", set("spec.targets.0.workers", 1000), "spec.targets[0].workers"},
 	{"reserved env var", set("spec.targets.0.env.0.name", "DATABASE_URL"), "spec.targets[0].env[0].name"},
+	{"one target's env values above 8 KiB", set("spec.targets.0.env", envOf(3, 3000)), "spec.targets[0].env"},
+	{"env across targets above 32 KiB", set("spec.targets", targetsOf(5, func() []any { return envOf(2, 4000) })), "spec.targets: Invalid value"},
+	{"request paths and bodies above 32 KiB", set("spec.scenarios.1.requests", postsOf(5, 8000)), "spec.scenarios: Invalid value"},
+	{"more than 256 requests across scenarios", both(set("spec.load.rates", []any{1000}), set("spec.scenarios", scenariosOf(9))), "spec.scenarios: Invalid value"},
+	{"more than 64 selector entries and tolerations across pools", set("spec.nodePools", poolsOf(5)), "spec.nodePools: Invalid value"},
+	{"database parameter value above 256", set("spec.database.parameters", map[string]any{"search_path": strings.Repeat("s", 257)}), "spec.database.parameters"},
+	{"pooler parameter name above 63", set("spec.database.pooler.parameters", map[string]any{strings.Repeat("p", 64): "1"}), "spec.database.pooler.parameters"},
+	{"node selector value above 63", set("spec.nodePools.0.nodeSelector", map[string]any{"kubernetes.io/arch": strings.Repeat("a", 64)}), "spec.nodePools[0].nodeSelector"},
 	{"target node pool unknown", set("spec.targets.0.nodePool", "arm"), "spec.targets"},
 	{"duplicate node pools", set("spec.nodePools.1.name", "amd"), "spec.nodePools[1]"},
 	{"hourly price not a decimal", set("spec.nodePools.0.hourlyPrice", "17 cents"), "spec.nodePools[0].hourlyPrice"},

@@ -150,8 +150,12 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- end }}
 - --max-concurrent-reconciles={{ .Values.maxConcurrentReconciles }}
 - --max-concurrent-verifications={{ .Values.maxConcurrentVerifications }}
+- --max-concurrent-verifications-per-namespace={{ .Values.maxConcurrentVerificationsPerNamespace }}
 {{- if not (kindIs "invalid" .Values.keepFinishedTestRuns) }}
 - --keep-finished-testruns={{ .Values.keepFinishedTestRuns }}
+{{- end }}
+{{- if not (kindIs "invalid" .Values.protectedNamespaces) }}
+- --protected-namespaces={{ join "," .Values.protectedNamespaces }}
 {{- end }}
 {{- with .Values.allowedRegistries }}
 - --allowed-registries={{ join "," . }}
