@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	mstats "github.com/aclements/go-moremath/stats"
 )
 
 // The alert. E-Divisive finds where a series moved; whether that is worth waking someone is
@@ -13,20 +15,27 @@ import (
 // runs from the end is as likely a blip as a step. A series alerts when
 //   - a step to a worse level starts within the newest MaxAge runs and has lasted MinRuns
 //     runs, its first and newest runs both nearer the new level than the old;
-//   - it is significant under AR(1) noise: a one-sided z on the mean shift (runs clipped at
-//     clip scales from the old level) with the variance inflated by (1+φ)/(1-φ), φ the old
-//     level's lag-1 autocorrelation, bias-corrected and raised by phiMargin standard errors,
-//     Bonferroni-corrected over the splits scanned;
-//   - those p-values pass Benjamini-Hochberg at FDR across every series analysed.
+//   - its shift crosses a CUSUM boundary under AR(1) noise: the new level's mean (runs
+//     clipped at stepClip scales from the old level), in standard errors of the difference of
+//     the two means with the variance inflated by (1+φ)/(1-φ) (φ the old level's lag-1
+//     autocorrelation, bias-corrected and raised by phiMargin standard errors), has a
+//     Student t tail (the old level's scale is read from its own runs) below the boundary's
+//     level for a window of that many runs: the level a CUSUM with reference cusumK and
+//     decision interval cusumH scales spends there. The boundary favours a step that has
+//     lasted a few runs over a longer, smaller one: the steps worth an alert are found
+//     within about five runs (a Bonferroni level per split lost half the 10% steps);
+//   - those p-values (the best split's tail over its level, times the boundary's total
+//     level: a weighted Bonferroni over the splits) pass Benjamini-Hochberg at FDR across
+//     every series analysed.
 // The analysis runs after every run and an alert is kept until triaged or undone, so FDR is
 // per analysis and small. Rates from `go test ./internal/history -run TestAlertRates -v`
 // are in docs/history.md.
 
-// Alert defaults.
-const (
-	DefaultMinRuns = 3
-	DefaultFDR     = 0.0005
-)
+// Alert defaults: DefaultFDR is the boundary's total level over the splits scanned (about
+// 0.011), so a lone series alerts exactly where it crosses the boundary.
+const DefaultMinRuns = 3
+
+var DefaultFDR = boundaryLevel()
 
 // AlertOptions tune the alert; the zero value of a field takes its default.
 type AlertOptions struct {
@@ -47,25 +56,48 @@ func (o AlertOptions) withDefaults() AlertOptions {
 }
 
 // Alert tuning that is not an option: the newest MaxAge runs are scanned for the start of a
-// new level, which needs MinBefore runs of the old level before it; a run further than
-// clip scales from the old level counts as clip scales (one wild run is not a step).
+// new level, which needs MinBefore runs of the old level before it.
 const (
 	MaxAge    = 10
 	MinBefore = 8
 )
 
-// clip: a run further than this many scales from the old level counts as this far (one
-// wild run is not a step); phiMargin: standard errors added to φ's estimate.
+// clip: the old level leaves out runs further than this many median absolute deviations;
+// stepClip: a run of the new level counts at most this many scales from the old one (see
+// scan: 3 let a two-run blip and two noisy runs after it alert 6% of the time); phiMargin:
+// standard errors added to φ's estimate; cusumK and cusumH: the boundary's reference and
+// decision interval, in standard errors (k 0.75 is tuned to steps of about twice the noise,
+// a 10% step at a 5% coefficient of variation). Chosen on the seeded histories of
+// TestAlertRates: every stable case and both blips at most 5%, then the most 10% steps.
 const (
 	clip      = 3.0
-	phiMargin = 0.5
+	stepClip  = 2.5
+	phiMargin = 0.75
+	cusumK    = 0.75
+	cusumH    = 2.75
 )
+
+// boundary is the one-sided level the boundary spends on a window of na runs at the new
+// level: the tail of a standard normal beyond (cusumH + na·cusumK)/√na.
+func boundary(na int) float64 {
+	n := float64(na)
+	return 0.5 * math.Erfc((cusumH+n*cusumK)/math.Sqrt(n)/math.Sqrt2)
+}
+
+// boundaryLevel is the boundary's total level over every window the scan may try.
+func boundaryLevel() float64 {
+	sum := 0.0
+	for na := DefaultMinRuns; na <= MaxAge; na++ {
+		sum += boundary(na)
+	}
+	return sum
+}
 
 // step is the alert's best split of a series: the new level starts at run tau.
 type step struct {
 	tau           int
 	before, after float64 // mean levels
-	pvalue        float64 // after the Bonferroni correction over the splits scanned
+	pvalue        float64 // the split's tail over its boundary level, times boundaryLevel
 	runs          int     // runs at the new level
 }
 
@@ -84,7 +116,7 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (b
 	if !higherIsWorse {
 		sign = -1
 	}
-	best.pvalue = 1
+	ratio := math.Inf(1) // the best split's tail over its boundary level
 	for tau := first; tau <= last; tau++ {
 		lo := floor
 		for _, c := range cps {
@@ -93,17 +125,25 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (b
 			}
 		}
 		before, after := x[lo:tau], x[tau:]
-		mb, scale, phi := level(before)
+		mb, scale, phi, kept := level(before)
 		if scale == 0 {
 			scale = math.Abs(mb) * 1e-6 // a constant series: any real move is a step
 		}
 		if scale == 0 {
 			continue
 		}
+		// A run counts at most stepClip scales from the old level (one wild run is not a step),
+		// unless every run of the window stands further: then as far as the nearest of them,
+		// so a large step over a steady series is not capped to a small one.
+		bound := math.Inf(1)
+		for _, v := range after {
+			bound = min(bound, sign*(v-mb)/scale)
+		}
+		bound = max(bound, stepClip)
 		sum, raw := 0.0, 0.0
 		for _, v := range after {
 			d := sign * (v - mb) / scale
-			sum += min(max(d, -clip), clip)
+			sum += min(max(d, -bound), bound)
 			raw += d
 		}
 		shift := sum / float64(len(after)) // in scales, worse is positive
@@ -116,41 +156,42 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (b
 		}
 		inflate := (1 + phi) / (1 - phi)
 		z := shift / math.Sqrt((1/float64(len(before))+1/float64(len(after)))*inflate)
-		p := 0.5 * math.Erfc(z/math.Sqrt2) // one-sided: only a worse level alerts
-		if p < best.pvalue {
-			best = step{tau: tau, before: mb, after: mean(after), pvalue: p, runs: len(after)}
+		p := 1 - mstats.TDist{V: float64(max(kept-1, 1))}.CDF(z) // one-sided: only a worse level alerts
+		if r := p / boundary(len(after)); r < ratio {
+			ratio = r
+			best = step{tau: tau, before: mb, after: mean(after), runs: len(after)}
 			ok = true
 		}
 	}
-	best.pvalue = min(1, best.pvalue*float64(last-first+1))
+	best.pvalue = min(1, ratio*boundaryLevel())
 	return best, ok
 }
 
 // level is the old level: the mean and standard deviation of its runs within clip median
 // absolute deviations of its median (efficient for normal noise; an outlier run moves
-// neither), and φ, its lag-1 autocorrelation corrected for the small-sample bias (about
+// neither), how many runs that kept, and φ, its lag-1 autocorrelation corrected for the small-sample bias (about
 // -(1+3φ)/n) plus phiMargin standard errors, clamped to [0, 0.9]: underestimating φ is what
 // turns drift into false alarms.
-func level(x []float64) (mu, scale, phi float64) {
+func level(x []float64) (mu, scale, phi float64, kept int) {
 	med := median(x)
 	abs := make([]float64, len(x))
 	for i, v := range x {
 		abs[i] = math.Abs(v - med)
 	}
 	mad := 1.4826 * median(abs)
-	var kept []float64
+	var in []float64
 	for _, v := range x {
 		if math.Abs(v-med) <= clip*mad {
-			kept = append(kept, v)
+			in = append(in, v)
 		}
 	}
-	mu = mean(kept)
+	mu = mean(in)
 	var ss float64
-	for _, v := range kept {
+	for _, v := range in {
 		ss += (v - mu) * (v - mu)
 	}
-	if len(kept) > 1 {
-		scale = math.Sqrt(ss / float64(len(kept)-1))
+	if len(in) > 1 {
+		scale = math.Sqrt(ss / float64(len(in)-1))
 	}
 	var num, den float64
 	for i, v := range x {
@@ -164,7 +205,7 @@ func level(x []float64) (mu, scale, phi float64) {
 		phi = num / den
 		phi += (1+3*phi)/n + phiMargin*math.Sqrt(max(1-phi*phi, 0)/n)
 	}
-	return mu, scale, min(max(phi, 0), 0.9)
+	return mu, scale, min(max(phi, 0), 0.9), len(in)
 }
 
 func mean(x []float64) float64 {
