@@ -20,8 +20,8 @@ var errRegressed = errors.New("regressed")
 
 func newCompareCmd() *cobra.Command {
 	var (
-		metric, minEffect string
-		failOnRegression  bool
+		metric, minEffect, output string
+		failOnRegression          bool
 	)
 	cmd := &cobra.Command{
 		Use:   "compare [BASELINE] RUN",
@@ -38,6 +38,9 @@ func newCompareCmd() *cobra.Command {
 			"It is what the operator and `run --local` record as the Regressed condition.",
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" && output != "markdown" {
+				return usage(fmt.Errorf("-o %q: one of text, json, markdown", output))
+			}
 			var base *benchv1.BenchmarkRun
 			var baseFile string
 			if len(args) == 2 {
@@ -68,8 +71,17 @@ func newCompareCmd() *cobra.Command {
 				return usage(fmt.Errorf("%w (--metric, --min-effect)", err))
 			}
 			compare.Apply(run, base, baseFile, o)
-			if err := report.WriteComparison(cmd.OutOrStdout(), run); err != nil {
-				return err
+			var werr error
+			switch output {
+			case "json":
+				werr = writeComparisonJSON(cmd.OutOrStdout(), run)
+			case "markdown":
+				werr = report.WriteComparisonMarkdown(cmd.OutOrStdout(), run)
+			default:
+				werr = report.WriteComparison(cmd.OutOrStdout(), run)
+			}
+			if werr != nil {
+				return werr
 			}
 			if !failOnRegression {
 				return nil
@@ -88,6 +100,7 @@ func newCompareCmd() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&metric, "metric", "", "latency percentile compared: p50, p90, p95, p99 or p999 (default: RUN's spec.baseline.metric, else p50)")
 	f.StringVar(&minEffect, "min-effect", "", `smallest relative shift that counts, e.g. "0.05" (default: RUN's spec.baseline.minEffect, else 0.05)`)
+	f.StringVarP(&output, "output", "o", "text", "text, json (the verdicts as data) or markdown (a pull request's comment or check summary)")
 	f.BoolVar(&failOnRegression, "fail-on-regression", false, "exit with status 3 when a row is Slower, 7 when no verdict could be reached (for CI)")
 	return cmd
 }

@@ -34,8 +34,8 @@ func newHistoryCmd() *cobra.Command {
 			"a bad flag). See docs/history.md.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" && output != "yaml" {
-				return fmt.Errorf("-o %q: one of text, json, yaml", output)
+			if output != "text" && output != "json" && output != "yaml" && output != "markdown" {
+				return fmt.Errorf("-o %q: one of text, json, yaml, markdown", output)
 			}
 			if figures != "" {
 				o.Figures = strings.Split(figures, ",")
@@ -77,6 +77,10 @@ func newHistoryCmd() *cobra.Command {
 				if _, err := out.Write(data); err != nil {
 					return err
 				}
+			case "markdown":
+				if err := history.WriteMarkdown(out, rep); err != nil {
+					return err
+				}
 			default:
 				if err := history.WriteText(out, rep); err != nil {
 					return err
@@ -89,7 +93,7 @@ func newHistoryCmd() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&output, "output", "o", "text", "text, json or yaml")
+	f.StringVarP(&output, "output", "o", "text", "text, json, yaml or markdown (a pull request's comment or check summary)")
 	f.StringVar(&name, "name", "", "only the runs of this name, or of the BenchmarkSchedule of this name (default: every run in FOLDER)")
 	f.IntVar(&o.Last, "last", history.DefaultLast, "an alert counts as a new regression when it starts within the newest this many runs")
 	f.StringVar(&figures, "figures", "", "comma-separated figures to analyse: p50, p99, cpuPerRequest, capacity (default all)")

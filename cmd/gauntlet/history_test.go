@@ -126,3 +126,26 @@ func TestHistoryExitCodes(t *testing.T) {
 		t.Fatalf("%+v", c)
 	}
 }
+
+// -o markdown for a pull request: the answer in the heading, the new alert in a table row
+// of its own, the change points folded away, and the exit status of the text output.
+func TestHistoryMarkdown(t *testing.T) {
+	regressed := historyFolder(t, levels(14, 10, 500, 600)...)
+	code, out := runHistory(t, "history", "-o", "markdown", "--figures", "p50", regressed)
+	if code != 3 || !strings.HasPrefix(out, "### Gauntlet history: 1 regression(s) starting within the newest 5 runs") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	var alert []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "| go/ping@200 | p50 | #11 `nightly-10`") && strings.HasSuffix(l, "| **new alert** |") {
+			alert = append(alert, l)
+		}
+	}
+	if len(alert) != 1 || !strings.Contains(out, "<details><summary>Change points</summary>") || !strings.Contains(out, "0 of 1 series without a change point") {
+		t.Fatalf("want one new alert row and the change points folded:\n%s", out)
+	}
+	if code, out := runHistory(t, "history", "-o", "markdown", historyFolder(t, levels(14, 14, 500, 500)...)); code != 0 ||
+		!strings.Contains(out, "No regression") || strings.Contains(out, "| row |") {
+		t.Fatalf("unchanged: exit %d:\n%s", code, out)
+	}
+}
