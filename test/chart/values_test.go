@@ -187,7 +187,7 @@ func TestNamespacedModeRendersRoles(t *testing.T) {
 }
 
 // TestAggregatedRolesRendered: the edit and view ClusterRoles carry the aggregation labels of
-// the built-in roles and name both gauntlet.dev resources; rbac.aggregateToDefaultRoles=false
+// the built-in roles and name both gauntlet.dev resources; rbac.aggregateClusterRoles=false
 // renders neither.
 func TestAggregatedRolesRendered(t *testing.T) {
 	objs := render(t)
@@ -214,9 +214,9 @@ func TestAggregatedRolesRendered(t *testing.T) {
 	if find(objs, "ClusterRole", "gauntlet-view") != nil && strings.Contains(string(find(objs, "ClusterRole", "gauntlet-view").Raw), "create") {
 		t.Error("the view ClusterRole grants create")
 	}
-	off := render(t, "--set", "rbac.aggregateToDefaultRoles=false")
+	off := render(t, "--set", "rbac.aggregateClusterRoles=false")
 	if find(off, "ClusterRole", "gauntlet-edit") != nil || find(off, "ClusterRole", "gauntlet-view") != nil {
-		t.Error("rbac.aggregateToDefaultRoles=false still renders the aggregated ClusterRoles")
+		t.Error("rbac.aggregateClusterRoles=false still renders the aggregated ClusterRoles")
 	}
 }
 
