@@ -335,3 +335,54 @@ func TestScheduleTrigger(t *testing.T) {
 		t.Fatalf("a missing schedule: exit %d, stderr %s", code, stderr)
 	}
 }
+
+// gauntlet schedule triage appends to spec.triage what a Git commit would: Acknowledge by
+// default, Accept with --accept, narrowed by the flags; the same entry twice is one entry;
+// the API server refuses a figure it does not know; it says when no alert starts at RUN and
+// prints the entry to commit.
+func TestScheduleTriage(t *testing.T) {
+	startCluster(t)
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cli-"}}
+	if err := cluster.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: ns.Name},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 3 * * *", Suspend: true, Template: benchv1.BenchmarkRunTemplate{Spec: benchv1.BenchmarkRunSpec{
+			Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}}, Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
+			Load: benchv1.Load{Rates: []int32{200}}}}}}
+	if err := cluster.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	s.Status.Alerts = []benchv1.ScheduleChangePoint{{Target: "go", Scenario: "ping", LoadPoint: 200, Figure: "p50", Run: "nightly-29", Direction: "Slower", DetectedAt: metav1.Now()}}
+	if err := cluster.Client.Status().Update(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	triage := func() []benchv1.ScheduleTriage {
+		got := &benchv1.BenchmarkSchedule{}
+		if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Spec.Triage
+	}
+	code, stdout, stderr := gauntlet(t, "schedule", "triage", "nightly", "nightly-29", "-n", ns.Name, "--note", "a blip")
+	if got := triage(); code != 0 || len(got) != 1 || got[0].Run != "nightly-29" || got[0].Action != benchv1.TriageAcknowledge || got[0].Note != "a blip" ||
+		!strings.Contains(stdout, "nightly: acknowledged the alerts at nightly-29") || strings.Contains(stdout, "no alert") ||
+		!strings.Contains(stdout, "- action: Acknowledge\n  note: a blip\n  run: nightly-29\n") {
+		t.Fatalf("exit %d, triage %+v\nstdout:\n%s\nstderr:\n%s", code, got, stdout, stderr)
+	}
+	if code, stdout, _ := gauntlet(t, "schedule", "triage", "nightly", "nightly-29", "-n", ns.Name); code != 0 || len(triage()) != 1 || !strings.Contains(stdout, "already holds") {
+		t.Fatalf("the same entry again: exit %d, %+v\n%s", code, triage(), stdout)
+	}
+	code, stdout, _ = gauntlet(t, "schedule", "triage", "nightly", "nightly-31", "-n", ns.Name, "--accept", "--figure", "p50", "--load-point", "200")
+	if got := triage(); code != 0 || len(got) != 2 || got[1].Action != benchv1.TriageAccept || got[1].Figure != "p50" || got[1].LoadPoint == nil || *got[1].LoadPoint != 200 ||
+		!strings.Contains(stdout, "no alert of nightly starts at nightly-31") {
+		t.Fatalf("--accept: exit %d, %+v\n%s", code, got, stdout)
+	}
+	if code, _, stderr := gauntlet(t, "schedule", "triage", "nightly", "nightly-29", "-n", ns.Name, "--figure", "p42"); code == 0 || !strings.Contains(stderr, "figure") || len(triage()) != 2 {
+		t.Fatalf("--figure p42: exit %d, %+v\n%s", code, triage(), stderr)
+	}
+	if code, _, stderr := gauntlet(t, "schedule", "triage", "weekly", "r1", "-n", ns.Name); code == 0 || !strings.Contains(stderr, `no BenchmarkSchedule "weekly"`) {
+		t.Fatalf("a missing schedule: exit %d, %s", code, stderr)
+	}
+}

@@ -22,7 +22,7 @@ func newScheduleCmd() *cobra.Command {
 		Short: "Act on a cluster BenchmarkSchedule",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newScheduleTriggerCmd())
+	cmd.AddCommand(newScheduleTriggerCmd(), newScheduleTriageCmd())
 	return cmd
 }
 
