@@ -160,6 +160,12 @@ func main() {
 		os.Exit(1)
 	}
 
+	// A namespaced install serves the one namespace it was given: nothing is protected there.
+	var protectedNamespaces []string
+	if watchNamespace == "" {
+		protectedNamespaces = append(splitList(protected), np.OperatorNamespace)
+	}
+
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 WithMetricsCert(MetricsOptions(metricsAddr, metricsSecure), metricsCertPath),
@@ -187,7 +193,7 @@ func main() {
 		Timeouts:      timeouts,
 
 		WatchNamespace:               watchNamespace,
-		ProtectedNamespaces:          append(splitList(protected), np.OperatorNamespace),
+		ProtectedNamespaces:          protectedNamespaces,
 		MaxConcurrentReconciles:      maxReconciles,
 		MaxVerifications:             maxVerifications,
 		MaxVerificationsPerNamespace: maxVerificationsPerNS,
@@ -202,7 +208,8 @@ func main() {
 	crmetrics.Registry.MustRegister(scheduleMetrics)
 	if err := (&schedule.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gauntlet"),
 		APIReader: mgr.GetAPIReader(), Images: cfg.Images, Metrics: scheduleMetrics,
-		AllowedRegistries: cfg.AllowedRegistries, InsecureRegistries: splitList(insecureRegistries)}).SetupWithManager(mgr); err != nil {
+		AllowedRegistries: cfg.AllowedRegistries, InsecureRegistries: splitList(insecureRegistries),
+		ProtectedNamespaces: protectedNamespaces}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkSchedule controller")
 		os.Exit(1)
 	}

@@ -54,6 +54,9 @@ type BenchmarkScheduleReconciler struct {
 	RegistryTimeout time.Duration
 	// Metrics is what the manager exports about each schedule (nil: nothing).
 	Metrics *opmetrics.ScheduleStore
+	// ProtectedNamespaces get no runs (the BenchmarkRun controller's list, empty in a
+	// namespaced install): a schedule there is refused.
+	ProtectedNamespaces []string
 
 	skipNameValidation bool
 }
@@ -116,7 +119,7 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 			result = ctrl.Result{} // controller-runtime ignores a result beside an error
 		}
 	}()
-	phases := []phase{r.parseSchedule, r.listRuns, r.recordHistory, r.prune, r.dueTime, r.inProgress,
+	phases := []phase{r.refuseProtected, r.parseSchedule, r.listRuns, r.recordHistory, r.prune, r.dueTime, r.inProgress,
 		r.checkTriggers, r.chooseTrigger, r.startRun, r.summarize, r.requeue}
 	for _, p := range phases {
 		if err := p(ctx, sc); err != nil || sc.stop {
