@@ -299,19 +299,8 @@ func TestReport(t *testing.T) {
 // schedule trigger sets the run-now annotation, a new value each time, and says so; a
 // suspended schedule is said to wait; a schedule that is not there is named.
 func TestScheduleTrigger(t *testing.T) {
-	startCluster(t)
 	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cli-"}}
-	if err := cluster.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: ns.Name},
-		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 3 * * *", Suspend: true, Template: benchv1.BenchmarkRunTemplate{Spec: benchv1.BenchmarkRunSpec{
-			Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}}, Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-			Load: benchv1.Load{Rates: []int32{200}}}}}}
-	if err := cluster.Client.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	ns, s := suspendedSchedule(t)
 	annotation := func() string {
 		got := &benchv1.BenchmarkSchedule{}
 		if err := cluster.Client.Get(ctx, client.ObjectKeyFromObject(s), got); err != nil {
@@ -341,19 +330,8 @@ func TestScheduleTrigger(t *testing.T) {
 // the API server refuses a figure it does not know; it says when no alert starts at RUN and
 // prints the entry to commit.
 func TestScheduleTriage(t *testing.T) {
-	startCluster(t)
 	ctx := context.Background()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cli-"}}
-	if err := cluster.Client.Create(ctx, ns); err != nil {
-		t.Fatal(err)
-	}
-	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: ns.Name},
-		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 3 * * *", Suspend: true, Template: benchv1.BenchmarkRunTemplate{Spec: benchv1.BenchmarkRunSpec{
-			Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}}, Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
-			Load: benchv1.Load{Rates: []int32{200}}}}}}
-	if err := cluster.Client.Create(ctx, s); err != nil {
-		t.Fatal(err)
-	}
+	ns, s := suspendedSchedule(t)
 	s.Status.Alerts = []benchv1.ScheduleChangePoint{{Target: "go", Scenario: "ping", LoadPoint: 200, Figure: "p50", Run: "nightly-29", Direction: "Slower", DetectedAt: metav1.Now()}}
 	if err := cluster.Client.Status().Update(ctx, s); err != nil {
 		t.Fatal(err)
@@ -385,4 +363,24 @@ func TestScheduleTriage(t *testing.T) {
 	if code, _, stderr := gauntlet(t, "schedule", "triage", "weekly", "r1", "-n", ns.Name); code == 0 || !strings.Contains(stderr, `no BenchmarkSchedule "weekly"`) {
 		t.Fatalf("a missing schedule: exit %d, %s", code, stderr)
 	}
+}
+
+// suspendedSchedule creates, on the test API server, a namespace and a suspended schedule
+// "nightly" in it for the schedule commands to act on.
+func suspendedSchedule(t *testing.T) (*corev1.Namespace, *benchv1.BenchmarkSchedule) {
+	t.Helper()
+	startCluster(t)
+	ctx := context.Background()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "cli-"}}
+	if err := cluster.Client.Create(ctx, ns); err != nil {
+		t.Fatal(err)
+	}
+	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "nightly", Namespace: ns.Name},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "0 3 * * *", Suspend: true, Template: benchv1.BenchmarkRunTemplate{Spec: benchv1.BenchmarkRunSpec{
+			Targets: []benchv1.Target{{Name: "go", Preset: "go-nethttp"}}, Scenarios: []benchv1.Scenario{{Name: "ping", Workload: "ping"}},
+			Load: benchv1.Load{Rates: []int32{200}}}}}}
+	if err := cluster.Client.Create(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	return ns, s
 }

@@ -36,18 +36,10 @@ func WriteComparison(w io.Writer, run *benchv1.BenchmarkRun) error {
 	fmt.Fprintf(w, "%s; %s, minimum effect %s:\n", strings.Join(against, "; "), ref.Metric, ref.MinEffect)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TARGET\tSCENARIO\tLOAD\tAGAINST\tMETRIC\tSRC\tBASELINE\tTHIS RUN\tSHIFT [95% CI]\tP\tDETECTS\tVERDICT")
-	for _, r := range run.Status.Results {
-		c := r.Baseline
-		if c == nil {
-			continue
-		}
-		cl := comparisonCells(*c)
-		vs := c.BaselineTarget
-		if vs == "" {
-			vs = ref.Run
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint),
-			vs, c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Detects, cl.Verdict)
+	for _, r := range comparedRows(run) {
+		cl := r.cells
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.row.Target, r.row.Scenario, LoadLabel(run.Spec.Load, r.row.LoadPoint),
+			r.vs, r.c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Detects, cl.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -62,6 +54,31 @@ func WriteComparison(w io.Writer, run *benchv1.BenchmarkRun) error {
 	}
 	_, err := fmt.Fprintln(w, compare.Summary(run))
 	return err
+}
+
+// compared is one compared row as the text and Markdown tables print it: vs is its
+// baseline target, or the baseline run.
+type compared struct {
+	row   benchv1.ResultRow
+	c     benchv1.Comparison
+	cells comparisonCell
+	vs    string
+}
+
+// comparedRows are run's result rows that carry a comparison, in row order.
+func comparedRows(run *benchv1.BenchmarkRun) []compared {
+	var out []compared
+	for _, r := range run.Status.Results {
+		if r.Baseline == nil {
+			continue
+		}
+		vs := r.Baseline.BaselineTarget
+		if vs == "" && run.Status.Baseline != nil {
+			vs = run.Status.Baseline.Run
+		}
+		out = append(out, compared{row: r, c: *r.Baseline, cells: comparisonCells(*r.Baseline), vs: vs})
+	}
+	return out
 }
 
 // comparisonCell is a row's comparison as the table and the report print it.

@@ -37,22 +37,14 @@ func WriteComparisonMarkdown(w io.Writer, run *benchv1.BenchmarkRun) error {
 	fmt.Fprintf(w, "%s; %s, minimum effect %s.\n\n", MarkdownCell(strings.Join(against, "; ")), ref.Metric, ref.MinEffect)
 	fmt.Fprintln(w, "| row | against | metric | source | baseline | this run | shift [95% CI] | p | detects | verdict |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
-	for _, r := range run.Status.Results {
-		c := r.Baseline
-		if c == nil {
-			continue
-		}
-		cl := comparisonCells(*c)
-		vs := c.BaselineTarget
-		if vs == "" {
-			vs = ref.Run
-		}
+	for _, r := range comparedRows(run) {
+		cl := r.cells
 		verdict := cl.Verdict
-		if c.Verdict == benchv1.VerdictSlower {
+		if r.c.Verdict == benchv1.VerdictSlower {
 			verdict = "**" + verdict + "**"
 		}
-		row := fmt.Sprintf("%s/%s @ %s", r.Target, r.Scenario, LoadLabel(run.Spec.Load, r.LoadPoint))
-		cells := []string{row, vs, c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Detects}
+		row := fmt.Sprintf("%s/%s @ %s", r.row.Target, r.row.Scenario, LoadLabel(run.Spec.Load, r.row.LoadPoint))
+		cells := []string{row, r.vs, r.c.Metric, cl.Source, cl.Baseline, cl.This, cl.Shift, cl.P, cl.Detects}
 		for i := range cells {
 			cells[i] = MarkdownCell(cells[i])
 		}
