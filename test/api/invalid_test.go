@@ -265,25 +265,7 @@ func TestInvalidRunsAreRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.mutate(obj)
-
-			u := &unstructured.Unstructured{Object: obj}
-			u.SetNamespace(ns)
-			err := env.Client.Create(context.Background(), u, strict)
-			if err == nil {
-				t.Fatalf("the API server accepted it")
-			}
-			if !strings.Contains(err.Error(), tc.field) {
-				t.Errorf("the API server's message does not name %s: %v", tc.field, err)
-			}
-
-			raw, _ := yaml.Marshal(obj)
-			doc := validator.Validate(context.Background(), raw)
-			if len(doc.Errors) == 0 {
-				t.Fatalf("gauntlet validate accepted what the API server refused (%v)", err)
-			}
-			if msg := doc.Errors.ToAggregate().Error(); !strings.Contains(msg, tc.field) {
-				t.Errorf("gauntlet validate's message does not name %s: %s", tc.field, msg)
-			}
+			refusedByBoth(t, ns, obj, tc.field)
 		})
 	}
 }
@@ -302,5 +284,28 @@ func TestBaseRunIsValid(t *testing.T) {
 	}
 	if doc := validator.Validate(context.Background(), []byte(base)); len(doc.Errors) > 0 {
 		t.Fatalf("gauntlet validate refuses the base run: %v", doc.Errors.ToAggregate())
+	}
+}
+
+// refusedByBoth: the API server refuses obj in namespace ns, and so does gauntlet validate,
+// each naming field.
+func refusedByBoth(t *testing.T, ns string, obj map[string]any, field string) {
+	t.Helper()
+	u := &unstructured.Unstructured{Object: obj}
+	u.SetNamespace(ns)
+	err := env.Client.Create(context.Background(), u, strict)
+	if err == nil {
+		t.Fatalf("the API server accepted it")
+	}
+	if !strings.Contains(err.Error(), field) {
+		t.Errorf("the API server's message does not name %s: %v", field, err)
+	}
+	raw, _ := yaml.Marshal(obj)
+	doc := validator.Validate(context.Background(), raw)
+	if len(doc.Errors) == 0 {
+		t.Fatalf("gauntlet validate accepted what the API server refused (%v)", err)
+	}
+	if msg := doc.Errors.ToAggregate().Error(); !strings.Contains(msg, field) {
+		t.Errorf("gauntlet validate's message does not name %s: %s", field, msg)
 	}
 }
