@@ -22,6 +22,9 @@ import (
 //   - errors: Targets fail (every repetition at least 1% errors) and Clean have none.
 //   - steadiest: A's Metric changes least, as a factor, from (Doc, Point) to (Doc, ToPoint)
 //     of A and Targets (a "tightest" tail across load levels).
+//   - steeper: each of Targets changes more, as a factor, than each of Than, from (Doc, Point,
+//     Metric) to (ToDoc, ToPoint, ToMetric), each defaulting to the first; a rise with Up,
+//     else a drop ("lost more without keep-alive", "more latency variance": p50 to p99).
 //   - holds: each of Targets serves the offered rate (every repetition at least 99% of it)
 //     with no errors: open model only.
 type check struct {
@@ -37,6 +40,8 @@ type check struct {
 	B        string    `json:"b,omitempty"`
 	Targets  []string  `json:"targets,omitempty"`
 	Clean    []string  `json:"clean,omitempty"`
+	Than     []string  `json:"than,omitempty"`
+	ToMetric string    `json:"toMetric,omitempty"`
 	Ratio    float64   `json:"ratio,omitempty"`
 	Ratios   []float64 `json:"ratios,omitempty"`
 	// MaxRatio (MaxRatios per step of an order) is the upper end of a stated factor: "slightly
@@ -163,6 +168,8 @@ func decide(c check, runs map[string]*run) (string, string) {
 		return decideHolds(c, runs)
 	case "steadiest":
 		return decideSteadiest(c, runs)
+	case "steeper":
+		return decideSteeper(c, runs)
 	}
 	pairs, verdict, why := pairsOf(c, runs)
 	if verdict != "" {
@@ -446,7 +453,7 @@ func setupRefuses(c check, runs map[string]*run) string {
 // targets are every target a check names.
 func (c check) targets() []string {
 	var names []string
-	for _, n := range append(append([]string{c.A, c.B}, c.Targets...), c.Clean...) {
+	for _, n := range slices.Concat([]string{c.A, c.B}, c.Targets, c.Clean, c.Than) {
 		if n != "" && !slices.Contains(names, n) {
 			names = append(names, n)
 		}
@@ -477,55 +484,4 @@ func requestSpread(r *run, row benchv1.ResultRow) string {
 		return fmt.Sprint(s.Median)
 	}
 	return fmt.Sprintf("%d (%d–%d)", s.Median, s.Min, s.Max)
-}
-
-// decideSteadiest compares each target's factor from Point to ToPoint, as a spread: from the
-// smallest (to's min over from's max) to the largest (to's max over from's min). A is the
-// steadiest when its largest factor is below every other's smallest. A bound at either
-// point gives no factor at all.
-func decideSteadiest(c check, runs map[string]*run) (string, string) {
-	type factor struct {
-		who    string
-		lo, hi float64
-	}
-	var fs []factor
-	var ev []string
-	n := int32(MinRepetitions)
-	for _, t := range append([]string{c.A}, c.Targets...) {
-		var vs [2]value
-		for i, point := range []int{c.Point, c.ToPoint} {
-			r, row, verdict, why := pick(runs, c.Scenario, side{c.Doc, t, point})
-			if verdict != "" {
-				return verdict, why
-			}
-			v, why := valueOf(r, row, c.Metric)
-			if why != "" {
-				return NotComparable, why
-			}
-			if v.atLeast {
-				return NotComparable, fmt.Sprintf("%s's %s is a lower bound (%s): a factor between bounds is no figure", t, c.Metric, spread(c.Metric, v))
-			}
-			if v.stat.Min <= 0 {
-				return NotComparable, t + " has no " + c.Metric
-			}
-			vs[i] = v
-			n = min(n, v.n)
-		}
-		f := factor{t, float64(vs[1].stat.Min) / float64(vs[0].stat.Max), float64(vs[1].stat.Max) / float64(vs[0].stat.Min)}
-		fs = append(fs, f)
-		ev = append(ev, fmt.Sprintf("%s %s to %s: %.1f×–%.1f×", t, spread(c.Metric, vs[0]), spread(c.Metric, vs[1]), f.lo, f.hi))
-	}
-	if n < MinRepetitions {
-		return Inconclusive, fmt.Sprintf("%d repetition(s), %d needed: %s", n, MinRepetitions, strings.Join(ev, "; "))
-	}
-	verdict, how := Reproduced, "its factor is below every other's over every repetition"
-	for _, f := range fs[1:] {
-		switch {
-		case fs[0].lo > f.hi:
-			return NotReproduced, "another's factor is below it over every repetition: " + strings.Join(ev, "; ")
-		case fs[0].hi >= f.lo:
-			verdict, how = Inconclusive, "the factors' spreads overlap"
-		}
-	}
-	return verdict, how + ": " + strings.Join(ev, "; ")
 }
