@@ -8,7 +8,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
+)
+
+// The metadata the operator reads from its own kinds; the cache keeps no other label or
+// annotation of theirs. A tenant's metadata is bounded only by the API server (256 KiB of
+// annotations, labels up to the object's 1.5 MiB), and every run and schedule sits in the
+// manager's memory, under one limit for all tenants.
+var (
+	runLabels           = []string{benchv1.LabelSchedule}
+	runAnnotations      = []string{benchv1.AnnotationScheduledAt, benchv1.AnnotationTrigger, benchv1.AnnotationRunNow}
+	scheduleAnnotations = []string{benchv1.AnnotationRunNow}
 )
 
 // lastApplied is kubectl apply's copy of the whole object: as large as the spec again.
@@ -48,6 +59,16 @@ func stripForCache(in any) (any, error) {
 		return in, nil // not an object (a tombstone): as it is
 	}
 	obj.SetManagedFields(nil)
+	switch in.(type) {
+	case *benchv1.BenchmarkRun:
+		obj.SetLabels(only(obj.GetLabels(), runLabels))
+		obj.SetAnnotations(only(obj.GetAnnotations(), runAnnotations))
+		return in, nil
+	case *benchv1.BenchmarkSchedule:
+		obj.SetLabels(nil)
+		obj.SetAnnotations(only(obj.GetAnnotations(), scheduleAnnotations))
+		return in, nil
+	}
 	if a := obj.GetAnnotations(); a[lastApplied] != "" {
 		b := make(map[string]string, len(a)-1)
 		for k, v := range a {
@@ -58,4 +79,18 @@ func stripForCache(in any) (any, error) {
 		obj.SetAnnotations(b)
 	}
 	return in, nil
+}
+
+// only is m's entries under keys, nil when none.
+func only(m map[string]string, keys []string) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }

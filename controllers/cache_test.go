@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,8 +65,14 @@ func TestManagerCacheHoldsOnlyWhatItReads(t *testing.T) {
 	theirs := deployment(ns, "theirs", map[string]string{"app.kubernetes.io/managed-by": "someone-else"})
 	run := pingRun("cache-scope")
 	run.Namespace = ns
-	run.Annotations = map[string]string{lastApplied: strings.Repeat("x", 100_000), "kept": "yes"}
-	for _, o := range []client.Object{ours, theirs, run} {
+	run.Annotations = map[string]string{lastApplied: strings.Repeat("x", 100_000), "example.com/notes": strings.Repeat("n", 100_000),
+		benchv1.AnnotationScheduledAt: "2026-01-02T03:04:05Z"}
+	run.Labels = map[string]string{"example.com/team": "a", benchv1.LabelSchedule: "nightly"}
+	sched := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Name: "cache-scope", Namespace: ns,
+		Labels:      map[string]string{"example.com/team": "a"},
+		Annotations: map[string]string{"example.com/notes": strings.Repeat("n", 100_000), benchv1.AnnotationRunNow: "1"}},
+		Spec: benchv1.BenchmarkScheduleSpec{Schedule: "@daily", Template: benchv1.BenchmarkRunTemplate{Spec: run.Spec}}}
+	for _, o := range []client.Object{ours, theirs, run, sched} {
 		if err := env.Client.Create(ctx, o); err != nil {
 			t.Fatal(err)
 		}
@@ -86,10 +93,34 @@ func TestManagerCacheHoldsOnlyWhatItReads(t *testing.T) {
 	if err := c.Get(ctx, client.ObjectKeyFromObject(run), got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.ManagedFields) != 0 || got.Annotations[lastApplied] != "" || got.Annotations["kept"] != "yes" {
-		t.Errorf("cached run: %d managedFields, last-applied %d bytes, annotations %d: want none, none, and the others kept",
-			len(got.ManagedFields), len(got.Annotations[lastApplied]), len(got.Annotations))
+	// Only the metadata the operator reads: a tenant's labels and annotations are the API
+	// server's to bound (256 KiB of annotations, labels up to the object's limit).
+	if len(got.ManagedFields) != 0 || len(got.Annotations) != 1 || got.Annotations[benchv1.AnnotationScheduledAt] == "" ||
+		len(got.Labels) != 1 || got.Labels[benchv1.LabelSchedule] != "nightly" {
+		t.Errorf("cached run: %d managedFields, annotations %v, labels %v: want none, only %s, only %s",
+			len(got.ManagedFields), keys(got.Annotations), keys(got.Labels), benchv1.AnnotationScheduledAt, benchv1.LabelSchedule)
 	}
+	gotSched := &benchv1.BenchmarkSchedule{}
+	if err := c.Get(ctx, client.ObjectKeyFromObject(sched), gotSched); err != nil {
+		t.Fatal(err)
+	}
+	if len(gotSched.Labels) != 0 || len(gotSched.Annotations) != 1 || gotSched.Annotations[benchv1.AnnotationRunNow] != "1" {
+		t.Errorf("cached schedule: annotations %v, labels %v: want only %s", keys(gotSched.Annotations), keys(gotSched.Labels), benchv1.AnnotationRunNow)
+	}
+	// The API server still has every one of them.
+	fresh := &benchv1.BenchmarkRun{}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(run), fresh); err != nil || fresh.Labels["example.com/team"] != "a" {
+		t.Errorf("the run's own labels on the API server: %v (%v)", fresh.Labels, err)
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // largestRun is the largest run the API accepts, as far as its bounds allow: 32 scenarios
@@ -186,6 +217,7 @@ func TestManagerCacheMemory(t *testing.T) {
 	size := 0
 	for i := range n {
 		run := largestRun(ns, fmt.Sprintf("large-%d", i))
+		withLargeMetadata(run)
 		if err := env.Client.Create(ctx, run); err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
@@ -217,3 +249,14 @@ func TestManagerCacheMemory(t *testing.T) {
 }
 
 func runtimeEncode(o client.Object) ([]byte, error) { return json.Marshal(o) }
+
+// withLargeMetadata gives a run what the API server allows a tenant in metadata: 255 KiB of
+// annotations (its limit is 256 KiB) and 8,000 labels of 63-character values (labels have
+// no total limit short of the object's), about 1 MB in all.
+func withLargeMetadata(run *benchv1.BenchmarkRun) {
+	run.Annotations = map[string]string{"example.com/notes": strings.Repeat("n", 255<<10)}
+	run.Labels = map[string]string{}
+	for i := range 8000 {
+		run.Labels[fmt.Sprintf("l%05d.example.com/k", i)] = strings.Repeat("v", 63)
+	}
+}

@@ -147,11 +147,19 @@ const (
 	TriageAccept      = "Accept"
 )
 
-// BenchmarkRunTemplate is the labels, annotations and spec of a scheduled run.
+// BenchmarkRunTemplate is the labels, annotations and spec of a scheduled run. They sit in
+// the schedule's spec, which the manager caches whole, so they have bounds of their own: at
+// most 32 labels with label-sized values and 32 annotations of up to 1 KiB each.
 type BenchmarkRunTemplate struct {
+	// Labels of every run the schedule starts.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && size(self[k]) <= 63)",message="a label key is at most 317 characters (a 253-character prefix, '/', a 63-character name) and its value at most 63"
 	Labels map[string]string `json:"labels,omitempty"`
+	// Annotations of every run the schedule starts.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=32
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 317 && size(self[k]) <= 1024)",message="an annotation key is at most 317 characters and its value at most 1024"
 	Annotations map[string]string `json:"annotations,omitempty"`
 	Spec        BenchmarkRunSpec  `json:"spec"`
 }

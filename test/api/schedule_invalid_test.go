@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -39,6 +40,9 @@ var invalidScheduleCases = []invalidCase{
 	{"concurrency policy unknown", set("spec.concurrencyPolicy", "Sometimes"), "spec.concurrencyPolicy"},
 	{"starting deadline under 10 s", set("spec.startingDeadlineSeconds", 5), "spec.startingDeadlineSeconds"},
 	{"name too long for a label", set("metadata.name", strings.Repeat("n", 64)), "metadata.name"},
+	{"template label value too long", set("spec.template.labels", map[string]any{"team": strings.Repeat("a", 64)}), "spec.template.labels"},
+	{"template annotation over 1 KiB", set("spec.template.annotations", map[string]any{"notes": strings.Repeat("a", 1025)}), "spec.template.annotations"},
+	{"template with 33 annotations", set("spec.template.annotations", manyKeys(33)), "spec.template.annotations"},
 	{"template rate zero", set("spec.template.spec.load.rates", []any{0}), "spec.template.spec.load.rates[0]"},
 }
 
@@ -70,4 +74,13 @@ func TestInvalidSchedulesAreRefused(t *testing.T) {
 			refusedByBoth(t, ns, obj, tc.field)
 		})
 	}
+}
+
+// manyKeys is a map of n short entries.
+func manyKeys(n int) map[string]any {
+	m := map[string]any{}
+	for i := range n {
+		m[fmt.Sprintf("k%d", i)] = "v"
+	}
+	return m
 }
