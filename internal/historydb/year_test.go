@@ -29,11 +29,11 @@ ORDER BY 1`
 // PostgreSQL, timing every Append, then times loading the year, the controller's analysis
 // of it (history.Analyze, its options) and the Grafana query. One series steps up 20% ten
 // runs from the end: the analysis of the loaded year must alert on it. It prints the
-// figures of docs/history.md. Minutes, so only when asked:
+// figures of docs/history.md. About a minute of CPU, so only when asked:
 // GAUNTLET_HISTORYDB_YEAR=1 go test ./internal/historydb -run TestYearOfNightlyRuns -v -timeout 30m
 func TestYearOfNightlyRuns(t *testing.T) {
 	if os.Getenv("GAUNTLET_HISTORYDB_YEAR") == "" {
-		t.Skip("set GAUNTLET_HISTORYDB_YEAR=1: minutes of CPU")
+		t.Skip("set GAUNTLET_HISTORYDB_YEAR=1: about a minute of CPU")
 	}
 	const runs, targets, stepAt = 365, 20, 355
 	s, conn, _ := startStore(t)
