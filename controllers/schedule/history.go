@@ -185,14 +185,15 @@ const ReasonHistoryNotOwned = "HistoryNotOwned"
 
 // cleanHistory keeps what the controller itself could have written: runs with a name seen
 // once, at most HistoryMaxRuns (the newest), each with at most HistoryMaxRows distinct rows
-// of known figures holding finite, non-negative values, with names that fit the status. It
-// says whether it dropped anything.
+// of known figures holding finite, non-negative values, with names that fit the status (the
+// checks of internal/history, which the history store applies too). It says whether it
+// dropped anything.
 func cleanHistory(h []historyRun) ([]historyRun, bool) {
 	dropped := false
 	seen := map[string]bool{}
 	out := make([]historyRun, 0, min(len(h), HistoryMaxRuns))
 	for _, run := range h {
-		if run.Name == "" || len(run.Name) > 253 || seen[run.Name] {
+		if history.CheckRunName(run.Name) != nil || seen[run.Name] {
 			dropped = true
 			continue
 		}
@@ -200,13 +201,13 @@ func cleanHistory(h []historyRun) ([]historyRun, bool) {
 		keys := map[history.Key]bool{}
 		var rows []history.Row
 		for _, row := range run.Rows {
-			if keys[row.Key] || len(rows) == HistoryMaxRows || row.Target == "" || len(row.Target) > 63 || len(row.Scenario) > 63 || row.LoadPoint < 0 {
+			if keys[row.Key] || len(rows) == HistoryMaxRows || history.CheckKey(row.Key) != nil {
 				dropped = true
 				continue
 			}
 			vals := map[string]float64{}
 			for f, v := range row.Values {
-				if slices.Contains(history.Figures, f) && v >= 0 && v < 1e15 && !math.IsNaN(v) {
+				if history.CheckValue(f, v) == nil {
 					vals[f] = v
 				} else {
 					dropped = true
@@ -222,7 +223,7 @@ func cleanHistory(h []historyRun) ([]historyRun, bool) {
 			dropped = true
 			continue
 		}
-		out = append(out, historyRun{Name: run.Name, Time: run.Time, Rows: rows, Env: benchv1.Clip(run.Env, 1024)})
+		out = append(out, historyRun{Name: run.Name, Time: run.Time, Rows: rows, Env: benchv1.Clip(run.Env, history.MaxEnvironment)})
 	}
 	if !slices.IsSortedFunc(out, func(a, b historyRun) int { return a.Time.Compare(b.Time) }) {
 		slices.SortStableFunc(out, func(a, b historyRun) int { return a.Time.Compare(b.Time) })
