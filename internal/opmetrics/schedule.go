@@ -25,6 +25,7 @@ const (
 	MetricScheduleRegressing   = "gauntlet_schedule_regressing"
 	MetricScheduleHistoryRuns  = "gauntlet_schedule_history_runs"
 	MetricScheduleAlert        = "gauntlet_schedule_alert_change_ratio"
+	MetricScheduleMissed       = "gauntlet_schedule_missed_runs_total"
 )
 
 var (
@@ -52,6 +53,8 @@ var (
 		"An alert of the schedule (status.alerts: a confirmed step to a worse level, not triaged nor undone): its after/before - 1.", alertLabels, nil)
 	descHistoryRuns = prometheus.NewDesc(MetricScheduleHistoryRuns,
 		"Runs in the schedule's history ConfigMap.", scheduleLabels, nil)
+	descMissed = prometheus.NewDesc(MetricScheduleMissed,
+		"Scheduled times the schedule skipped for starting later than spec.startingDeadlineSeconds after them (status.missedScheduleTimes).", scheduleLabels, nil)
 )
 
 // ScheduleStore holds, per BenchmarkSchedule, its change points (bounded by the status list)
@@ -68,6 +71,7 @@ type scheduleSnapshot struct {
 	rows         []history.Row
 	regressing   bool
 	historyRuns  int32
+	missed       int64
 }
 
 // NewScheduleStore returns an empty ScheduleStore; register it with MustRegister.
@@ -80,7 +84,7 @@ func (s *ScheduleStore) Observe(sched *benchv1.BenchmarkSchedule, latest []histo
 	if s == nil || sched == nil {
 		return
 	}
-	snap := scheduleSnapshot{historyRuns: sched.Status.HistoryRuns, rows: make([]history.Row, len(latest))}
+	snap := scheduleSnapshot{historyRuns: sched.Status.HistoryRuns, missed: sched.Status.MissedScheduleTimes, rows: make([]history.Row, len(latest))}
 	snap.changePoints = append(snap.changePoints, sched.Status.ChangePoints...)
 	snap.alerts = append(snap.alerts, sched.Status.Alerts...)
 	for i, r := range latest {
@@ -104,7 +108,7 @@ func (s *ScheduleStore) Forget(key types.NamespacedName) {
 
 // Describe sends every metric's description.
 func (s *ScheduleStore) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descScheduleFigure, descCPTimestamp, descCPMagnitude, descCPChange, descCPRecent, descRegressing, descHistoryRuns, descAlert} {
+	for _, d := range []*prometheus.Desc{descScheduleFigure, descCPTimestamp, descCPMagnitude, descCPChange, descCPRecent, descRegressing, descHistoryRuns, descAlert, descMissed} {
 		ch <- d
 	}
 }
@@ -116,6 +120,9 @@ func (s *ScheduleStore) Collect(ch chan<- prometheus.Metric) {
 	for key, snap := range s.schedules {
 		ch <- gauge(descRegressing, oneIf(snap.regressing), key.Namespace, key.Name)
 		ch <- gauge(descHistoryRuns, float64(snap.historyRuns), key.Namespace, key.Name)
+		// A count the status keeps across restarts, so a counter: rate() and increase() read
+		// a missed night whichever manager replica saw it.
+		ch <- prometheus.MustNewConstMetric(descMissed, prometheus.CounterValue, float64(snap.missed), key.Namespace, key.Name)
 		// A row twice (the history ConfigMap is tenant-writable) would be a duplicate series,
 		// which fails the whole endpoint for every schedule: the first is exported.
 		rowSeen := map[history.Key]bool{}

@@ -19,6 +19,7 @@ func TestScheduleStore(t *testing.T) {
 	at := metav1.NewTime(time.Unix(1_767_225_600, 0))
 	s := &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: "bench", Name: "nightly"}}
 	s.Status.HistoryRuns = 9
+	s.Status.MissedScheduleTimes = 2
 	s.Status.Conditions = []metav1.Condition{{Type: benchv1.ConditionRegressing, Status: metav1.ConditionTrue}}
 	for _, run := range []string{"nightly-2", "nightly-1"} {
 		s.Status.ChangePoints = append(s.Status.ChangePoints, benchv1.ScheduleChangePoint{Target: "go", Scenario: "ping", LoadPoint: 200,
@@ -39,12 +40,15 @@ gauntlet_schedule_figure{figure="p50",load_point="200",namespace="bench",scenari
 # HELP gauntlet_schedule_history_runs Runs in the schedule's history ConfigMap.
 # TYPE gauntlet_schedule_history_runs gauge
 gauntlet_schedule_history_runs{namespace="bench",schedule="nightly"} 9
+# HELP gauntlet_schedule_missed_runs_total Scheduled times the schedule skipped for starting later than spec.startingDeadlineSeconds after them (status.missedScheduleTimes).
+# TYPE gauntlet_schedule_missed_runs_total counter
+gauntlet_schedule_missed_runs_total{namespace="bench",schedule="nightly"} 2
 `
-	if err := testutil.CollectAndCompare(store, strings.NewReader(want), MetricChangePointRecent, MetricScheduleFigure, MetricScheduleHistoryRuns); err != nil {
+	if err := testutil.CollectAndCompare(store, strings.NewReader(want), MetricChangePointRecent, MetricScheduleFigure, MetricScheduleHistoryRuns, MetricScheduleMissed); err != nil {
 		t.Fatal(err)
 	}
-	// 2 figures + regressing + history runs + 4 metrics × 2 change points.
-	if n := testutil.CollectAndCount(store); n != 12 {
+	// 2 figures + regressing + history runs + missed + 4 metrics × 2 change points.
+	if n := testutil.CollectAndCount(store); n != 13 {
 		t.Fatalf("%d series", n)
 	}
 	if problems, err := testutil.CollectAndLint(store); err != nil || len(problems) != 0 {

@@ -278,7 +278,16 @@ tests:
   - {series: '` + change("nightly", "Faster") + `', values: '1x5'}
   - {series: '` + change("weekly", "Slower") + `', values: '0x5'}
   - {series: '` + opmetrics.MetricScheduleAlert + `{namespace="bench",schedule="nightly",target="go",scenario="ping",load_point="1000",figure="p50",run="nightly-29443680"}', values: '0.1x5'}
+  - {series: '` + opmetrics.MetricScheduleMissed + `{namespace="bench",schedule="nightly"}', values: '0 0 1 1 1 1'}
+  - {series: '` + opmetrics.MetricScheduleMissed + `{namespace="bench",schedule="weekly"}', values: '3x5'}
   alert_rule_test:
+  - eval_time: 5m
+    alertname: GauntletScheduleMissedRuns
+    exp_alerts:
+    - exp_labels: {severity: warning, team: perf, namespace: bench, schedule: nightly}
+      exp_annotations:
+        summary: BenchmarkSchedule bench/nightly skipped scheduled runs.
+        description: "Scheduled times in the last day came later than spec.startingDeadlineSeconds allows and were skipped (status.missedScheduleTimes, the MissedSchedule events): the manager was down, or runs held back by concurrencyPolicy Forbid waited too long. The history has a gap there."
   - eval_time: 2m
     alertname: GauntletBenchmarkRunFailed
     exp_alerts:
