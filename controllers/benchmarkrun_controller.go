@@ -197,7 +197,7 @@ func (r *BenchmarkRunReconciler) Reconcile(ctx context.Context, req ctrl.Request
 
 // accept records that the spec was read and plans the trials once: their names stay the
 // same across restarts, so a finished trial is never run again.
-func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Result, error) {
+func (r *BenchmarkRunReconciler) accept(ctx context.Context, s *scope) (ctrl.Result, error) {
 	run := s.run
 	names := make([]string, 0, len(run.Spec.Targets))
 	for _, t := range run.Spec.Targets {
@@ -212,6 +212,17 @@ func (r *BenchmarkRunReconciler) accept(_ context.Context, s *scope) (ctrl.Resul
 	}
 	if err := imagesAllowed(run, r.Config.AllowedRegistries); err != nil {
 		return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonImageNotAllowed, err.Error())
+	}
+	// Once, before anything is created: an accepted run's pods are already pulling, and a
+	// Secret removed later shows on them.
+	if !meta.IsStatusConditionTrue(run.Status.Conditions, benchv1.ConditionAccepted) {
+		why, err := r.pullSecretsUsable(ctx, run)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		if why != "" {
+			return r.fail(s, benchv1.ConditionAccepted, benchv1.ReasonImagePullSecretInvalid, why)
+		}
 	}
 	if len(run.Status.Trials) == 0 {
 		trials, err := plan.Build(&run.Spec, r.presetEndpoints())

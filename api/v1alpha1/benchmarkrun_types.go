@@ -76,9 +76,12 @@ type BenchmarkRunSpec struct {
 	// ImagePullSecrets name Secrets of type kubernetes.io/dockerconfigjson in the run's
 	// namespace, the credentials of private registries. They are given to every pod the
 	// operator creates for the run: the targets, the null responder, the k6 runners, their
-	// initializer and starter, and CloudNativePG's instances and PgBouncer pods. A
-	// BenchmarkSchedule's image-digest trigger reads the same Secrets to ask the registry
-	// for the template's digests. The local mode pulls no images and does not use them.
+	// initializer and starter, and CloudNativePG's instances and PgBouncer pods. Before it
+	// creates anything the operator checks that each exists and is of type
+	// kubernetes.io/dockerconfigjson or kubernetes.io/dockercfg; otherwise the run fails
+	// with Accepted=False, reason ImagePullSecretInvalid. A BenchmarkSchedule's
+	// image-digest trigger reads the same Secrets to ask the registry for the template's
+	// digests. The local mode pulls no images and does not use them.
 	// +optional
 	// +listType=map
 	// +listMapKey=name

@@ -80,6 +80,9 @@ const (
 	// ReasonProtectedNamespace: the run is in a namespace the operator does not serve
 	// (--protected-namespaces, a cluster-wide install).
 	ReasonProtectedNamespace = "ProtectedNamespace"
+	// ReasonImagePullSecretInvalid: a Secret spec.imagePullSecrets names is missing from the
+	// run's namespace, or is not of a pull secret's type.
+	ReasonImagePullSecretInvalid = "ImagePullSecretInvalid"
 	// ReasonCalibrationSkipped and ReasonCalibrationFailed: the generator floor was not
 	// measured (events only; the run goes on without it).
 	ReasonCalibrationSkipped = "CalibrationSkipped"

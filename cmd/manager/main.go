@@ -91,7 +91,7 @@ func main() {
 	flag.DurationVar(&timeouts.Unschedulable, "unschedulable-timeout", 0, "how long a pod of a trial's TestRun (initializer, runner, starter) may stay unschedulable (default 2m)")
 	flag.StringVar(&leaderNamespace, "leader-election-namespace", "", "namespace of the leader-election Lease; empty is the pod's own namespace (in-cluster only)")
 	flag.StringVar(&promURL, "prometheus-url", "http://prometheus-operated.monitoring.svc:9090", "Prometheus HTTP API the trial figures are read from")
-	flag.StringVar(&promHTTPConfig, "prometheus-http-config", "", "file in Prometheus's http_config format (authorization, basic_auth, oauth2, tls_config, http_headers such as X-Scope-OrgID, proxy_url) for the reads from --prometheus-url; empty: no authentication")
+	flag.StringVar(&promHTTPConfig, "prometheus-http-config", "", "file in Prometheus's http_config format (authorization, basic_auth, oauth2, tls_config, http_headers such as X-Scope-OrgID, proxy_url), or sigv4 as in remote_write for Amazon Managed Prometheus, for the reads from --prometheus-url; empty: no authentication")
 	flag.DurationVar(&scrapeInterval, "cadvisor-scrape-interval", metrics.DefaultScrapeInterval,
 		"the scrape interval of the kubelet's cAdvisor job in that Prometheus: CPU is read over it, and a measured window must span two")
 	flag.StringVar(&remoteWrite, "prometheus-remote-write-url", specs.DefaultPrometheusRemoteWriteURL, "where k6 runners remote-write their metrics")

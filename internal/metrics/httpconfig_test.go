@@ -134,6 +134,12 @@ func TestHTTPConfigErrorsNameTheField(t *testing.T) {
 		"two schemes":   {"basic_auth: {username: a, password: b}\nbearer_token: c\n", "at most one of basic_auth"},
 		"reserved head": {"http_headers: {Authorization: {values: [x]}}\n", "Authorization"},
 		"missing file":  {"tls_config: {ca_file: nowhere.crt}\n", "nowhere.crt"},
+		// sigv4 signs the Authorization header itself: another scheme would be overwritten.
+		"sigv4 and authorization": {"authorization: {credentials: x}\nsigv4: {region: eu-west-1}\n", "sigv4 and authorization"},
+		"sigv4 and basic_auth":    {"basic_auth: {username: a, password: b}\nsigv4: {region: eu-west-1}\n", "sigv4 and basic_auth"},
+		"sigv4 and bearer_token":  {"bearer_token: c\nsigv4: {region: eu-west-1}\n", "sigv4 and bearer_token"},
+		"sigv4 misspelt":          {"sigv4: {regoin: eu-west-1}\n", "regoin"},
+		"sigv4 half a key":        {"sigv4: {region: eu-west-1, access_key: AKID}\n", "sigv4: must provide"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".yaml")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
-	"github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
@@ -49,9 +47,10 @@ func NewReader(address string) (*Reader, error) {
 
 // NewReaderWithHTTPConfig is NewReader with the HTTP client of httpConfig, a file in
 // Prometheus's own http_config format (github.com/prometheus/common/config:
-// authorization, basic_auth, oauth2, tls_config, http_headers, proxy_url, ...), so managed
-// and multi-tenant services (Mimir's X-Scope-OrgID, VictoriaMetrics behind auth, a TLS
-// proxy) are read as Prometheus itself would reach them. Relative paths in the file are
+// authorization, basic_auth, oauth2, tls_config, http_headers, proxy_url, ...) plus
+// remote_write's sigv4 section (HTTPClient), so managed and multi-tenant services (Mimir's
+// X-Scope-OrgID, VictoriaMetrics behind auth, a TLS proxy, Amazon Managed Prometheus) are
+// read as Prometheus itself would reach them. Relative paths in the file are
 // relative to its folder; files it names (credentials_file, ca_file, ...) are read at each
 // request or connection, so a rotated Secret needs no restart. Empty: a plain client.
 func NewReaderWithHTTPConfig(address, httpConfig string) (*Reader, error) {
@@ -64,23 +63,6 @@ func NewReaderWithHTTPConfig(address, httpConfig string) (*Reader, error) {
 		return nil, fmt.Errorf("prometheus client for %s: %w", address, err)
 	}
 	return &Reader{API: promv1.NewAPI(c)}, nil
-}
-
-// HTTPClient is the HTTP client of httpConfig (NewReaderWithHTTPConfig), or a plain one
-// when it is empty: what gauntlet check probes Prometheus with, as the manager reads it.
-func HTTPClient(httpConfig string) (*http.Client, error) {
-	if httpConfig == "" {
-		return &http.Client{Transport: api.DefaultRoundTripper}, nil
-	}
-	hc, _, err := config.LoadHTTPConfigFile(httpConfig)
-	if err != nil {
-		return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
-	}
-	c, err := config.NewClientFromConfig(*hc, "gauntlet-prometheus")
-	if err != nil {
-		return nil, fmt.Errorf("prometheus http config %s: %w", httpConfig, err)
-	}
-	return c, nil
 }
 
 // TrialQuery names one trial's series.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/common/config"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gauntlet-bench/gauntlet/internal/metrics"
 )
 
 // TestPrometheusHTTPConfig: prometheus.httpConfig reaches the manager as the file its
@@ -134,4 +136,59 @@ func managerMounts(t *testing.T, objs []object) ([]volumeMount, map[string]strin
 	}
 	t.Fatal("no manager container")
 	return nil, nil
+}
+
+// TestPrometheusHTTPConfigSigV4: the docs' Amazon Managed Prometheus install (a sigv4 section,
+// the IRSA role on the ServiceAccount) renders a Secret whose file the manager's own loader
+// accepts, taking the credentials from the AWS default chain (here its environment step).
+func TestPrometheusHTTPConfigSigV4(t *testing.T) {
+	dir := t.TempDir()
+	values := filepath.Join(dir, "values.yaml")
+	if err := os.WriteFile(values, []byte(`
+serviceAccount:
+  annotations:
+    eks.amazonaws.com/role-arn: arn:aws:iam::111122223333:role/gauntlet-amp-query
+prometheus:
+  url: https://aps-workspaces.eu-west-1.amazonaws.com/workspaces/ws-0123abcd
+  httpConfig:
+    sigv4: {region: eu-west-1}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := helm(t, "template", "gauntlet", chartDir, "-f", values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, role string
+	for _, o := range decode(t, out) {
+		switch {
+		case o.Kind == "Secret" && o.Metadata.Name == "gauntlet-prometheus-http-config":
+			var sec struct {
+				StringData map[string]string `json:"stringData"`
+			}
+			if err := yaml.Unmarshal(o.Raw, &sec); err != nil {
+				t.Fatal(err)
+			}
+			text = sec.StringData["http-config.yaml"]
+		case o.Kind == "ServiceAccount":
+			role = o.Metadata.Annotations["eks.amazonaws.com/role-arn"]
+		}
+	}
+	if !strings.Contains(text, "sigv4:") || !strings.Contains(text, "region: eu-west-1") {
+		t.Fatalf("the rendered http config lost sigv4:\n%s", text)
+	}
+	if role != "arn:aws:iam::111122223333:role/gauntlet-amp-query" {
+		t.Errorf("ServiceAccount role-arn annotation %q, want the IRSA role", role)
+	}
+	file := filepath.Join(dir, "http-config.yaml")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDCHARTTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "chart-test-secret")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "no-config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "no-credentials"))
+	if _, err := metrics.HTTPClient(file); err != nil {
+		t.Errorf("the manager refuses the rendered http config: %v\n%s", err, text)
+	}
 }

@@ -183,9 +183,9 @@ func TestReadmeValuesTableNamesEveryValue(t *testing.T) {
 	}
 }
 
-// TestManagerReadsSecretsByNameOnly: the manager may get a Secret (a schedule's image pull
-// secrets, read by name and uncached) and nothing more: list or watch would hand it every
-// Secret's content in the namespaces it serves.
+// TestManagerReadsSecretsByNameOnly: the manager may get a Secret (a run's or a schedule's
+// image pull secrets, read by name and uncached) and nothing more: list or watch would hand it
+// every Secret's content in the namespaces it serves.
 func TestManagerReadsSecretsByNameOnly(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(root, "config", "rbac", "role.yaml"))
 	if err != nil {
