@@ -113,10 +113,12 @@ type Cleanup struct {
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Progress",type=string,JSONPath=`.status.progress`
 // +kubebuilder:printcolumn:name="Targets",type=string,JSONPath=`.status.targetNames`,priority=1
-// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.headline`
+// +kubebuilder:printcolumn:name="Result",type=string,JSONPath=`.status.summary`
 // +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacity`,priority=1
 // +kubebuilder:printcolumn:name="Regressed",type=string,JSONPath=`.status.conditions[?(@.type=="Regressed")].status`
 // +kubebuilder:printcolumn:name="Verdict",type=string,JSONPath=`.status.verdict`,priority=1
+// +kubebuilder:printcolumn:name="ETA",type=string,JSONPath=`.status.estimatedFinishAt`,priority=1
+// +kubebuilder:printcolumn:name="Headline",type=string,JSONPath=`.status.headline`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.status) || !has(oldSelf.status.startedAt) || self.spec == oldSelf.spec",message="spec is immutable once the run has started (status.startedAt is set); create a new BenchmarkRun instead",fieldPath=".spec"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.baseline) || !has(self.spec.baseline.run) || self.spec.baseline.run != self.metadata.name",message="spec.baseline.run names this run itself; name an earlier run",fieldPath=".spec.baseline.run"

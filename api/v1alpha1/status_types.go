@@ -56,6 +56,12 @@ type BenchmarkRunStatus struct {
 	// +kubebuilder:validation:MaxLength=512
 	Headline string `json:"headline,omitempty"`
 
+	// Summary is the headline for the Result column of kubectl get: an inconclusive one
+	// without its reason, then at most 64 characters. The headline keeps the whole line.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Summary string `json:"summary,omitempty"`
+
 	// Capacity is the capacity searches' answers, for the printer column, such as
 	// "go/ping 480/s, node/ping >=1200/s" (">=": a lower bound).
 	// +optional

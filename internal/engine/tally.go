@@ -30,6 +30,7 @@ func Tally(run *benchv1.BenchmarkRun, notify Notify) {
 	}
 	results.ApplyPlacement(st.Results, st.Placement)
 	st.Headline = results.Headline(st.Results)
+	st.Summary = results.Summary(st.Headline)
 	searchStatus(run, notify)
 	sloVerdict(run)
 }

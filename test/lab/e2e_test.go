@@ -183,8 +183,8 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 	checkRows(t, &run, sc.errors)
 	checkWire(t, &run, sc.errors)
 	l.checkBeside(t, &run)
-	if run.Status.Headline == "" {
-		t.Errorf("no headline: kubectl get br would show an empty result column")
+	if run.Status.Headline == "" || run.Status.Summary == "" {
+		t.Errorf("headline %q, summary %q: kubectl get br would show an empty result column", run.Status.Headline, run.Status.Summary)
 	}
 	checkPresent(t, &run, sc.rows, sc.skipped)
 	if restart != nil {
@@ -200,7 +200,7 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 	}
 	table := l.command(t, l.kubectl(), "-n", ns, "get", "br")
 	t.Logf("kubectl get br:\n%s", table)
-	for _, col := range []string{"PHASE", "READY", "PROGRESS", "RESULT", sc.name} {
+	for _, col := range []string{"PHASE", "READY", "PROGRESS", "RESULT", sc.name, run.Status.Summary} {
 		if !strings.Contains(table, col) {
 			t.Errorf("kubectl get br shows no %s:\n%s", col, table)
 		}
@@ -209,7 +209,7 @@ func (l *lab) testSeed(t *testing.T, sc seedCase) {
 		t.Errorf("kubectl get br shows TARGETS without -o wide:\n%s", table)
 	}
 	wide := l.command(t, l.kubectl(), "-n", ns, "get", "br", "-o", "wide")
-	for _, col := range []string{"TARGETS", "CAPACITY"} {
+	for _, col := range []string{"TARGETS", "CAPACITY", "ETA", "HEADLINE"} {
 		if !strings.Contains(wide, col) {
 			t.Errorf("kubectl get br -o wide shows no %s:\n%s", col, wide)
 		}
