@@ -119,3 +119,24 @@ func TestForgottenRunsFreeTheirSlots(t *testing.T) {
 		t.Errorf("another run's check found no slot after the first run was forgotten: %v", err)
 	}
 }
+
+// A deleted run's job gives its slot back at once, even while its checks ignore their
+// context and run on: the next run's target starts without waiting for them.
+func TestForgetRunFreesSlotsAtOnce(t *testing.T) {
+	lim := verifyLimits{total: 1, perNamespace: 1, forgetWaiter: time.Minute}
+	var v verifications
+	stuck := make(chan struct{})
+	defer close(stuck)
+	ignoresContext := func(context.Context) (verify.Report, error) { <-stuck; return verify.Report{}, nil }
+	now := time.Now()
+	if _, err := v.start(verifyKey("deleted", "go"), "a", now, time.Hour, lim, ignoresContext); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.start(verifyKey("next", "go"), "a", now, time.Hour, lim, ignoresContext); !errors.Is(err, errNoNamespaceSlot) {
+		t.Fatalf("the one slot held: %v, want errNoNamespaceSlot", err)
+	}
+	v.forgetRun("deleted")
+	if _, err := v.start(verifyKey("next", "go"), "a", now, time.Hour, lim, ignoresContext); err != nil {
+		t.Errorf("after the run's deletion its slot is still held: %v", err)
+	}
+}

@@ -32,7 +32,7 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 		return ctrl.Result{}, nil
 	}
 	setPhase(run, benchv1.PhaseVerifying)
-	var failed, inFlight, queued, queuedInNS []string
+	var failed, inFlight, queued, queuedInNS, queuedFair []string
 	reason := benchv1.ReasonVerifyFailed
 	for _, t := range run.Spec.Targets {
 		ts := targetStatus(run, t.Name)
@@ -44,6 +44,9 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 				continue
 			case errors.Is(err, errNoNamespaceSlot):
 				queuedInNS = append(queuedInNS, t.Name)
+				continue
+			case errors.Is(err, errNoFairSlot):
+				queuedFair = append(queuedFair, t.Name)
 				continue
 			case err != nil:
 				return ctrl.Result{}, err
@@ -62,7 +65,7 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 			notTimed(run, t.Name, "not timed: "+why)
 		}
 	}
-	if len(inFlight)+len(queued)+len(queuedInNS) > 0 {
+	if len(inFlight)+len(queued)+len(queuedInNS)+len(queuedFair) > 0 {
 		var parts []string
 		if len(inFlight) > 0 {
 			parts = append(parts, "checking against the contract: "+strings.Join(inFlight, ", "))
@@ -70,6 +73,10 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 		if len(queuedInNS) > 0 {
 			parts = append(parts, fmt.Sprintf("waiting for one of namespace %s's %d verification slots (--max-concurrent-verifications-per-namespace), all taken by its runs: %s",
 				run.Namespace, r.MaxVerificationsPerNamespace, strings.Join(queuedInNS, ", ")))
+		}
+		if len(queuedFair) > 0 {
+			parts = append(parts, fmt.Sprintf("waiting while other namespaces wait for their fair share of the operator's %d verification slots "+
+				"(--max-concurrent-verifications), which namespace %s already holds: %s", r.MaxVerifications, run.Namespace, strings.Join(queuedFair, ", ")))
 		}
 		if len(queued) > 0 {
 			parts = append(parts, fmt.Sprintf("waiting for one of the operator's %d verification slots (--max-concurrent-verifications): %s",
@@ -99,7 +106,7 @@ func (r *BenchmarkRunReconciler) verification(_ context.Context, s *scope) (ctrl
 func (r *BenchmarkRunReconciler) verifyTarget(s *scope, t benchv1.Target, ts *benchv1.TargetStatus) (done, timedOut bool, err error) {
 	key := verifyKey(s.run.UID, t.Name)
 	opts := r.verifyOptions(s.run, t)
-	lim := verifyLimits{total: r.MaxVerifications, perNamespace: r.MaxVerificationsPerNamespace}
+	lim := verifyLimits{total: r.MaxVerifications, perNamespace: r.MaxVerificationsPerNamespace, forgetWaiter: waiterPolls * r.Timeouts.Poll}
 	job, err := r.verifications.start(key, s.run.Namespace, s.now, r.Timeouts.Verify, lim, func(ctx context.Context) (verify.Report, error) {
 		return r.Verify(ctx, opts)
 	})

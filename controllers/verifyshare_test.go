@@ -85,3 +85,103 @@ func TestOneNamespaceDoesNotDelayAnothersVerification(t *testing.T) {
 	t.Logf("tenant b's run verified %v after its creation, beside tenant a's 3 stalled runs: %s", time.Since(start).Round(time.Second),
 		meta.FindStatusCondition(got.Status.Conditions, benchv1.ConditionTargetsVerified).Message)
 }
+
+// Two namespaces at their cap fill the operator's slots and each has more runs waiting;
+// a third namespace's run waits too. When a slot frees (one of tenant a's stalled runs is
+// deleted: its checks give their slot back at once), it goes to the third namespace's
+// run (which then stalls too, keeping it), not to tenant a's next run: a already holds
+// its fair share (4 slots among 3 namespaces: 1). Without fair sharing, whichever asked
+// first took it, most often one of a's 3 waiting runs.
+func TestWaitingNamespaceGetsTheNextSlot(t *testing.T) {
+	testenv.Long(t)
+	ctx := context.Background()
+	const a, b, c = "verify-fair-a", "verify-fair-b", "verify-fair-c"
+	for _, ns := range []string{a, b, c} {
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop, err := startManager(env.Config, []string{a, b, c}, func(r *BenchmarkRunReconciler) {
+		r.MaxVerifications, r.MaxVerificationsPerNamespace = 4, 2
+		r.Timeouts.Verify = 10 * time.Minute // the stalled checks outlast the test
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+	stall := stallServer(t)
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	create := func(run *benchv1.BenchmarkRun) {
+		fakes.script(run.Name, &k6Outcome{hold: hold})
+		if err := env.Client.Create(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
+	}
+	verifying := func(r *benchv1.BenchmarkRun) bool {
+		return meta.IsStatusConditionPresentAndEqual(r.Status.Conditions, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown)
+	}
+	message := func(r *benchv1.BenchmarkRun) string {
+		return meta.FindStatusCondition(r.Status.Conditions, benchv1.ConditionTargetsVerified).Message
+	}
+
+	// Tenants a and b: 5 stalled runs each, 2 checked, 3 waiting for their namespace's cap.
+	var holdingA *benchv1.BenchmarkRun
+	waitingA := map[string]bool{}
+	for _, ns := range []string{a, b} {
+		for i := range 5 {
+			run := pingRun(fmt.Sprintf("stalled-%d", i))
+			run.Namespace = ns
+			urlsMu.Lock()
+			urls[ns+"/"+run.Name+"/go"] = stall.URL
+			urlsMu.Unlock()
+			create(run)
+		}
+	}
+	for _, ns := range []string{a, b} {
+		checked := 0
+		for i := range 5 {
+			key := client.ObjectKey{Namespace: ns, Name: fmt.Sprintf("stalled-%d", i)}
+			got := waitOn(t, env.Client, key, 30*time.Second, verifying)
+			if strings.Contains(message(got), "checking against the contract") {
+				checked++
+				if ns == a && holdingA == nil {
+					holdingA = got
+				}
+			} else if ns == a {
+				waitingA[got.Name] = true
+			}
+		}
+		if checked != 2 {
+			t.Fatalf("%d of tenant %s's runs are checked, want 2 (its cap)", checked, ns)
+		}
+	}
+
+	// Tenant c's run waits for one of the operator's 4 slots, all held.
+	prompt := pingRun("prompt")
+	prompt.Namespace = c
+	urlsMu.Lock()
+	urls[c+"/"+prompt.Name+"/go"] = stall.URL // once it has a slot, it keeps it
+	urlsMu.Unlock()
+	create(prompt)
+	got := waitOn(t, env.Client, client.ObjectKeyFromObject(prompt), 15*time.Second, func(r *benchv1.BenchmarkRun) bool {
+		return verifying(r) && strings.Contains(message(r), "waiting for one of the operator's 4 verification slots")
+	})
+	t.Logf("tenant c waits: %s", message(got))
+
+	start := time.Now()
+	if err := env.Client.Delete(ctx, holdingA); err != nil {
+		t.Fatal(err)
+	}
+	got = waitOn(t, env.Client, client.ObjectKeyFromObject(prompt), 15*time.Second, func(r *benchv1.BenchmarkRun) bool {
+		return verifying(r) && strings.Contains(message(r), "checking against the contract")
+	})
+	t.Logf("tenant c's run checked %v after tenant a's run was deleted: %s", time.Since(start).Round(100*time.Millisecond), message(got))
+	for name := range waitingA {
+		got := waitOn(t, env.Client, client.ObjectKey{Namespace: a, Name: name}, 15*time.Second, verifying)
+		if strings.Contains(message(got), "checking against the contract") {
+			t.Errorf("tenant a's run %s took the freed slot before tenant c: %s", name, message(got))
+		}
+	}
+}

@@ -28,6 +28,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
 	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
 // ConditionWireCapture says whether the trials' wire captures were complete, so that their
@@ -269,6 +270,11 @@ func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.Benc
 	if err != nil {
 		return nil, err.Error()
 	}
+	reqs, err := plan.Requests(&run.Spec, t.Scenario)
+	if err != nil {
+		return nil, err.Error()
+	}
+	expected := workload.ExpectedStatuses(reqs)
 	var (
 		h   wire.Histogram
 		out benchv1.WireLatency
@@ -290,7 +296,9 @@ func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.Benc
 		}
 		out.Requests += f.Requests
 		out.Unanswered += f.Unanswered
-		out.DroppedPackets += f.DroppedPackets
+		out.ErrorResponses += wire.ErrorResponses(f.Statuses, expected)
+		// Segments the capture did not follow make it as incomplete as dropped ones.
+		out.DroppedPackets += f.DroppedPackets + f.Refused
 		h.Merge(f.Buckets, f.MaxNanos)
 	}
 	out.P50Micros, out.P90Micros, out.P95Micros, out.P99Micros, out.P999Micros, out.MaxMicros = h.Summary()

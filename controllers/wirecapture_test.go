@@ -35,6 +35,8 @@ import (
 type cannedCapture struct {
 	run   client.ObjectKey
 	short int64
+	// errors of the captured responses are 503s (the rest 200, the ping's expected status).
+	errors int64
 }
 
 func (c cannedCapture) Stop() (wire.EndpointResult, error) {
@@ -54,6 +56,10 @@ func (c cannedCapture) Stop() (wire.EndpointResult, error) {
 	}
 	r := wire.EndpointResult{Interface: "veth-canned", Buckets: h.Buckets(), MaxNanos: h.Max()}
 	r.Requests = n
+	r.Statuses = map[int]int64{200: n - c.errors}
+	if c.errors > 0 {
+		r.Statuses[503] = c.errors
+	}
 	if c.short > 0 {
 		r.Dropped = c.short // as the kernel counts what a capture missed
 	}
@@ -123,12 +129,17 @@ func TestWireCaptureToStatus(t *testing.T) {
 		// A writer that is not the trial's runner pushes 5,000 requests answered in 250 ms
 		// under its testid while it measures: the capture is whole, so the run fails.
 		{"forged", "node-a", "10.1.0.10", 0, "", metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
+		// The target answered 3 requests 503 on the wire; k6's series count no error.
+		{"errors-hidden", "node-a", "10.1.0.12", 0, "", metav1.ConditionTrue, ReasonWireComplete, "captured on the wire"},
 	}
 	for _, c := range cases {
 		run := pingRun("wire-" + c.name)
 		run.Namespace = ns
 		mu.Lock()
 		byIP[c.ip] = cannedCapture{run: client.ObjectKeyFromObject(run), short: c.short}
+		if c.name == "errors-hidden" {
+			byIP[c.ip] = cannedCapture{run: client.ObjectKeyFromObject(run), errors: 3}
+		}
 		mu.Unlock()
 		// The target's one pod runs on its node before its Deployment is available.
 		fakes.mu.Lock()
@@ -142,8 +153,10 @@ func TestWireCaptureToStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
-		if c.name == "forged" {
-			forge(t, run)
+		if c.name == "forged" || c.name == "errors-hidden" {
+			if c.name == "forged" {
+				forge(t, run)
+			}
 			got := waitOn(t, env.Client, client.ObjectKeyFromObject(run), 120*time.Second, finished)
 			checkForged(t, got)
 			continue

@@ -70,7 +70,8 @@ func main() {
 	flag.BoolVar(&leaderElect, "leader-elect", false, "elect a leader, so only one replica reconciles at a time")
 	flag.StringVar(&watchNamespace, "watch-namespace", "", "serve only this namespace (a namespaced install, with a Role instead of a ClusterRole); empty serves all")
 	flag.IntVar(&maxReconciles, "max-concurrent-reconciles", 1, "how many BenchmarkRuns are reconciled at once")
-	flag.IntVar(&maxVerifications, "max-concurrent-verifications", 8, "how many targets' contract checks run at once, across every run (the others wait their turn); 0 is no cap")
+	flag.IntVar(&maxVerifications, "max-concurrent-verifications", 8,
+		"how many targets' contract checks run at once, across every run (the others wait their turn; while other namespaces wait, a namespace holding its fair share, this divided among the namespaces holding or waiting for slots, takes no more); 0 is no cap")
 	flag.IntVar(&maxVerificationsPerNS, "max-concurrent-verifications-per-namespace", controllers.DefaultMaxVerificationsPerNamespace,
 		"how many of those one namespace's runs may hold at once, so one tenant's runs leave slots to the others; 0 is no cap")
 	flag.IntVar(&keepTestRuns, "keep-finished-testruns", controllers.DefaultKeepTestRuns, "finished TestRuns (with their pods) each run keeps for debugging; older ones are deleted once read; 0 keeps none")

@@ -110,7 +110,7 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 	o := engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}
 	capture := r.startWire(r.null.port)
 	res, err := x.gen.Run(ctx, x.plan)
-	w := r.stopWire(capture)
+	w := r.stopWire(capture, x.plan)
 	if ctx.Err() != nil {
 		engine.Requeue(t, "interrupted before the trial finished; not measured")
 		return

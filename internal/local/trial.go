@@ -177,7 +177,7 @@ func (r *runner) measureTrial(ctx context.Context, t *benchv1.Trial, ts *targetS
 	mt.res, mt.err = x.gen.Run(tctx, x.plan)
 	cancel()
 	mt.usage, mt.th = <-usage, <-throttled
-	mt.wire = r.stopWire(capture)
+	mt.wire = r.stopWire(capture, x.plan)
 	mt.o.Started = *started
 	return mt
 }

@@ -5,6 +5,7 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
 // startWire starts capturing a trial's port on loopback (internal/wire). Without the
@@ -34,8 +35,9 @@ func (r *runner) wireUnavailable() string {
 	return r.noWire
 }
 
-// stopWire ends a capture and converts what it paired into the API's units.
-func (r *runner) stopWire(c *wire.Capture) *benchv1.WireLatency {
+// stopWire ends a capture and converts what it paired into the API's units; the plan's
+// expected statuses tell the error responses from the others.
+func (r *runner) stopWire(c *wire.Capture, p workload.Plan) *benchv1.WireLatency {
 	if c == nil {
 		return nil
 	}
@@ -45,6 +47,7 @@ func (r *runner) stopWire(c *wire.Capture) *benchv1.WireLatency {
 		return nil
 	}
 	return &benchv1.WireLatency{Requests: res.Requests, Unanswered: res.Unanswered,
-		P50Micros: res.P50, P90Micros: res.P90, P95Micros: res.P95, P99Micros: res.P99, P999Micros: res.P999,
-		MaxMicros: res.Max, DroppedPackets: res.Dropped}
+		ErrorResponses: wire.ErrorResponses(res.Statuses, p.ExpectedStatuses()),
+		P50Micros:      res.P50, P90Micros: res.P90, P95Micros: res.P95, P99Micros: res.P99, P999Micros: res.P999,
+		MaxMicros: res.Max, DroppedPackets: res.Dropped + res.Refused}
 }

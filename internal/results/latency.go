@@ -56,23 +56,38 @@ func WireComplete(m benchv1.Measurement) bool {
 }
 
 // SeriesBeyondWire says why a trial's k6 series cannot be the runners' own ("" when they
-// can): the wire capture is whole (no packet dropped) yet k6's series in Prometheus count
-// more answered requests than crossed the wire. Every request k6 saw answered crossed the
-// target's wire, so the surplus was written to Prometheus by someone else under the
-// trial's labels (its receiver admits any writer). Failed requests are not compared: a
-// refused connection never reaches the wire, and forged failures only make the target
-// look worse, which the error rate shows.
+// can). Only a whole capture (no packet dropped or left unfollowed) is compared, two ways:
+//   - answered: every request k6 saw answered crossed the target's wire answered, so the
+//     series may count no more answered requests than the wire carried;
+//   - failed: every error response on the wire (a status k6 counts as failed) and every
+//     unanswered request (a timeout, a reset) is a failure k6 counted, so the series may
+//     count no fewer failed requests. The exception is a request k6 never counted at all:
+//     one in flight as k6 stopped, unanswered on the wire (WireComplete). Only the wire's
+//     requests beyond k6's count, and no more than the unanswered, are excused as such. A
+//     refused connection (k6's failure, never on the wire) shrinks that surplus by one and
+//     adds one to k6's failures, so an honest run still passes with nothing to spare.
+//
+// A surplus of answered requests or a shortfall of failures was written to Prometheus by
+// someone else under the trial's labels (its receiver admits any writer): a forged series
+// with fewer errors would show the target better than it is.
 func SeriesBeyondWire(m benchv1.Measurement) string {
-	if m.Wire == nil || m.Wire.DroppedPackets != 0 {
+	w := m.Wire
+	if w == nil || w.DroppedPackets != 0 {
 		return ""
 	}
-	answered, seen := m.Requests-m.Errors, m.Wire.Requests-m.Wire.Unanswered
-	if answered <= seen {
-		return ""
+	const tail = ": the series were written by something other than the trial's runners (or the capture missed responses), so none of the trial's figures is used"
+	answered, seen := m.Requests-m.Errors, w.Requests-w.Unanswered
+	if answered > seen {
+		return fmt.Sprintf("k6's series in Prometheus count %d answered requests, the target's wire carried %d with no packet dropped (%d more)"+tail,
+			answered, seen, answered-seen)
 	}
-	return fmt.Sprintf("k6's series in Prometheus count %d answered requests, the target's wire carried %d with no packet dropped: "+
-		"%d were written by something other than the trial's runners (or the capture missed them), so none of the trial's figures is used",
-		answered, seen, answered-seen)
+	abandoned := min(max(w.Requests-m.Requests, 0), w.Unanswered)
+	if failed := w.ErrorResponses + w.Unanswered - abandoned; m.Errors < failed {
+		return fmt.Sprintf("k6's series in Prometheus count %d failed requests, the target's wire saw %d error responses and %d unanswered requests "+
+			"(%d of them in flight as k6 stopped) with no packet dropped: at least %d failed (%d more)"+tail,
+			m.Errors, w.ErrorResponses, w.Unanswered, abandoned, failed, failed-m.Errors)
+	}
+	return ""
 }
 
 // wireStats summarizes the repetitions' wire latencies, or nil unless every one of them

@@ -233,6 +233,10 @@ func TestSeriesBeyondWire(t *testing.T) {
 	wire := func(requests, unanswered, dropped int64) *benchv1.WireLatency {
 		return &benchv1.WireLatency{Requests: requests, Unanswered: unanswered, DroppedPackets: dropped}
 	}
+	// errs is a whole capture that also saw error responses.
+	errs := func(requests, unanswered, errorResponses int64) *benchv1.WireLatency {
+		return &benchv1.WireLatency{Requests: requests, Unanswered: unanswered, ErrorResponses: errorResponses}
+	}
 	for _, c := range []struct {
 		name   string
 		m      benchv1.Measurement
@@ -245,6 +249,20 @@ func TestSeriesBeyondWire(t *testing.T) {
 		{"timeouts: on the wire, unanswered", benchv1.Measurement{Requests: 3000, Errors: 5, Wire: wire(3000, 5, 0)}, false},
 		{"answered requests the wire never carried", benchv1.Measurement{Requests: 4000, Wire: wire(3000, 0, 0)}, true},
 		{"one more answered than the wire's answers", benchv1.Measurement{Requests: 3000, Errors: 4, Wire: wire(3000, 5, 0)}, true},
+		// 1,000 requests, 300 answered 503; the series say 700 requests and no error.
+		{"failed requests left out of the series", benchv1.Measurement{Requests: 700, Wire: errs(1000, 0, 300)}, true},
+		{"failed requests counted as successes", benchv1.Measurement{Requests: 1000, Errors: 10, Wire: errs(1000, 0, 300)}, true},
+		{"timeouts the series left out", benchv1.Measurement{Requests: 1000, Errors: 300, Wire: errs(1000, 20, 300)}, true},
+		{"error responses and timeouts all counted", benchv1.Measurement{Requests: 1000, Errors: 320, Wire: errs(1000, 20, 300)}, false},
+		{"refused connections beside error responses", benchv1.Measurement{Requests: 1040, Errors: 340, Wire: errs(1000, 0, 300)}, false},
+		{"dropped packets: error responses not compared", benchv1.Measurement{Requests: 700, Wire: &benchv1.WireLatency{Requests: 1000, ErrorResponses: 300, DroppedPackets: 1}}, false},
+		// Requests in flight as k6 stopped: on the wire, unanswered, in none of k6's counts.
+		{"abandoned at the window's end, no error", benchv1.Measurement{Requests: 995, Wire: errs(1000, 5, 0)}, false},
+		{"abandoned at the window's end beside error responses", benchv1.Measurement{Requests: 995, Errors: 300, Wire: errs(1000, 5, 300)}, false},
+		{"abandoned beside refused connections", benchv1.Measurement{Requests: 1005, Errors: 10, Wire: errs(1000, 5, 0)}, false},
+		// Only an unanswered request can have been abandoned: answered ones left out of the
+		// series, with their errors, are not excused as abandoned.
+		{"more left out than were unanswered", benchv1.Measurement{Requests: 695, Wire: errs(1000, 5, 300)}, true},
 	} {
 		why := SeriesBeyondWire(c.m)
 		if (why != "") != c.forged {

@@ -5,10 +5,7 @@ package wire
 type EndpointResult struct {
 	Result
 	// Other is the requests outside the measured window (warmup, probes) on that interface.
-	Other int64
-	// Refused is the client data segments on connections beyond the capture's budget
-	// (DefaultMaxConns): not followed, in no other count.
-	Refused   int64
+	Other     int64
 	Interface string
 	Buckets   []Bucket
 	MaxNanos  int64

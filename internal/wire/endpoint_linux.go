@@ -187,7 +187,7 @@ func (c *EndpointCapture) Stop() (EndpointResult, error) {
 	}
 	var out EndpointResult
 	if p := c.ifaces[best]; p != nil {
-		out = EndpointResult{Result: p.Result(), Other: p.Other, Refused: p.Refused,
+		out = EndpointResult{Result: p.Result(), Other: p.Other,
 			Buckets: CapBuckets(p.Latency.Buckets(), MaxBuckets), MaxNanos: p.Latency.Max()}
 		if dev, err := net.InterfaceByIndex(best); err == nil {
 			out.Interface = dev.Name

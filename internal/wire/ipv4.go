@@ -48,8 +48,32 @@ func decodeIPv4(ip []byte, ep Endpoint, at int64) (Segment, bool) {
 	s.Close = flags&0x01 != 0 || flags&0x04 != 0 // FIN, RST
 	payload := total - ihl - doff                // from the IP header: the packet may be truncated
 	s.Data = payload > 0
-	if s.Data && s.ToServer && len(tcp) > doff {
-		s.Measured = bytes.Contains(tcp[doff:], []byte(MeasuredMarker))
+	if s.Data && len(tcp) > doff {
+		if s.ToServer {
+			s.Measured = bytes.Contains(tcp[doff:], []byte(MeasuredMarker))
+		} else {
+			s.Status = statusOf(tcp[doff:])
+		}
 	}
 	return s, true
+}
+
+// statusOf reads the status code of an HTTP/1.x status line ("HTTP/1.1 503 ..."), 0 when
+// the payload does not start with one (a body, or a line split across segments).
+func statusOf(b []byte) int {
+	const prefix = "HTTP/1."
+	if len(b) < len(prefix)+5 || !bytes.HasPrefix(b, []byte(prefix)) || b[8] != ' ' {
+		return 0
+	}
+	code := 0
+	for _, d := range b[9:12] {
+		if d < '0' || d > '9' {
+			return 0
+		}
+		code = 10*code + int(d-'0')
+	}
+	if code < 100 || code > 599 {
+		return 0
+	}
+	return code
 }

@@ -23,6 +23,10 @@ type Segment struct {
 	// Measured marks a request of the measured window (the adapter reads the phase header
 	// of loadgen/bench.js); read only on the first data segment of a request.
 	Measured bool
+	// Status is the HTTP status of a server segment that starts a status line
+	// ("HTTP/1.1 503 ..."), 0 for any other; read only on the first data segment of a
+	// response.
+	Status int
 }
 
 // conn is a connection's pairing state: a request is outstanding from its first data
@@ -52,6 +56,9 @@ type Pairer struct {
 	// budget was spent: their requests are in no other count, so a capture with refusals
 	// reads as incomplete (fewer requests than k6 counted), never as wrong.
 	Refused int64
+	// Statuses counts the measured requests' responses by HTTP status (0: no status line
+	// in the response's first segment). At most 501 keys: a status is 100..599 or 0.
+	Statuses map[int]int64
 }
 
 // DefaultMaxConns is how many open connections a capture follows at once, on all its
@@ -69,7 +76,9 @@ type connBudget struct{ max, used int }
 // NewPairer returns an empty pairer with a budget of DefaultMaxConns connections.
 func NewPairer() *Pairer { return newPairer(&connBudget{max: DefaultMaxConns}) }
 
-func newPairer(b *connBudget) *Pairer { return &Pairer{conns: map[Conn]*conn{}, budget: b} }
+func newPairer(b *connBudget) *Pairer {
+	return &Pairer{conns: map[Conn]*conn{}, budget: b, Statuses: map[int]int64{}}
+}
 
 // Add feeds one segment; segments must come in capture order.
 func (p *Pairer) Add(s Segment) {
@@ -100,6 +109,7 @@ func (p *Pairer) Add(s Segment) {
 		c.outstanding = false
 		if c.measured {
 			p.Latency.Record(s.At - c.sentAt)
+			p.Statuses[s.Status]++
 		}
 	}
 	if s.Close {
@@ -133,13 +143,22 @@ type Result struct {
 	Requests, Unanswered          int64
 	P50, P90, P95, P99, P999, Max int64
 	Dropped                       int64 // packets the kernel dropped (capture incomplete if > 0)
+	// Refused is the client data segments on connections beyond the capture's budget
+	// (DefaultMaxConns): not followed, in no other count.
+	Refused int64
+	// Statuses is the measured responses by HTTP status (Pairer.Statuses).
+	Statuses map[int]int64
 }
 
 // Result summarizes what was paired.
 func (p *Pairer) Result() Result {
 	us := func(ns int64) int64 { return (ns + 500) / 1000 }
 	h := &p.Latency
-	return Result{Requests: p.Requests, Unanswered: p.Unanswered,
+	statuses := make(map[int]int64, len(p.Statuses))
+	for k, v := range p.Statuses {
+		statuses[k] = v
+	}
+	return Result{Requests: p.Requests, Unanswered: p.Unanswered, Refused: p.Refused, Statuses: statuses,
 		P50: us(h.Quantile(0.50)), P90: us(h.Quantile(0.90)), P95: us(h.Quantile(0.95)),
 		P99: us(h.Quantile(0.99)), P999: us(h.Quantile(0.999)), Max: us(h.Max())}
 }

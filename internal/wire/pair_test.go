@@ -82,3 +82,45 @@ func TestResultInMicros(t *testing.T) {
 		t.Errorf("got %+v", r)
 	}
 }
+
+// A measured response's status is counted by its code, so the engine can tell the error
+// responses the target gave from the ones k6's series report.
+func TestResponseStatusesCounted(t *testing.T) {
+	p := NewPairer()
+	status := func(at int64, c Conn, code int) Segment { s := resp(at, c); s.Status = code; return s }
+	p.Add(req(0, c1, true))
+	p.Add(status(1_000, c1, 503))
+	p.Add(status(1_500, c1, 0)) // the rest of the same response: not a second status
+	p.Add(req(2_000, c1, true))
+	p.Add(status(3_000, c1, 200))
+	p.Add(req(4_000, c2, false)) // a warmup request's 503 is not measured
+	p.Add(status(5_000, c2, 503))
+	p.Finish()
+	r := p.Result()
+	if r.Statuses[503] != 1 || r.Statuses[200] != 1 || len(r.Statuses) != 2 {
+		t.Errorf("statuses %v, want one 503 and one 200", r.Statuses)
+	}
+	if got := ErrorResponses(r.Statuses, []int{200}); got != 1 {
+		t.Errorf("ErrorResponses = %d, want 1 (the 503)", got)
+	}
+}
+
+// ErrorResponses counts what k6 counts as failed (bench.js: any status other than the
+// request's expected one), as a lower bound where the wire cannot tell which request
+// expected which: interim 1xx and unreadable responses are never counted.
+func TestErrorResponses(t *testing.T) {
+	s := map[int]int64{0: 2, 103: 4, 200: 10, 201: 3, 302: 1, 404: 5, 503: 7}
+	for _, tc := range []struct {
+		expected []int
+		want     int64
+	}{
+		{[]int{200}, 3 + 1 + 5 + 7},
+		{[]int{200, 201}, 1 + 5 + 7},
+		{[]int{404}, 10 + 3 + 1 + 7},
+		{nil, 10 + 3 + 1 + 5 + 7},
+	} {
+		if got := ErrorResponses(s, tc.expected); got != tc.want {
+			t.Errorf("expected %v: %d error responses, want %d", tc.expected, got, tc.want)
+		}
+	}
+}

@@ -64,7 +64,10 @@ type Figures struct {
 	DroppedPackets int64  `json:"droppedPackets"`
 	// Refused is the client data segments on connections beyond the capture's budget
 	// (wire.DefaultMaxConns), in no other count.
-	Refused    int64         `json:"refused,omitempty"`
+	Refused int64 `json:"refused,omitempty"`
+	// Statuses is the measured responses by HTTP status (wire.Pairer.Statuses): the
+	// operator counts the error responses with the trial's expected statuses.
+	Statuses   map[int]int64 `json:"statuses,omitempty"`
 	P50Micros  int64         `json:"p50Micros"`
 	P90Micros  int64         `json:"p90Micros"`
 	P95Micros  int64         `json:"p95Micros"`
@@ -79,7 +82,7 @@ func figuresOf(id string, r wire.EndpointResult, err error) Figures {
 	f := Figures{ID: id, State: StateStopped, Interface: r.Interface,
 		Requests: r.Requests, Unanswered: r.Unanswered, Other: r.Other, DroppedPackets: r.Dropped, Refused: r.Refused,
 		P50Micros: r.P50, P90Micros: r.P90, P95Micros: r.P95, P99Micros: r.P99, P999Micros: r.P999,
-		MaxMicros: r.Max, MaxNanos: r.MaxNanos, Buckets: wire.CapBuckets(r.Buckets, wire.MaxBuckets)}
+		MaxMicros: r.Max, MaxNanos: r.MaxNanos, Buckets: wire.CapBuckets(r.Buckets, wire.MaxBuckets), Statuses: r.Statuses}
 	if err != nil {
 		f.Error = err.Error()
 	}
@@ -89,7 +92,7 @@ func figuresOf(id string, r wire.EndpointResult, err error) Figures {
 // size is about what a kept result holds in memory: its buckets and its strings.
 func (f Figures) size() int {
 	const fixed = 256
-	return fixed + len(f.ID) + len(f.State) + len(f.Error) + len(f.Interface) + 16*len(f.Buckets)
+	return fixed + len(f.ID) + len(f.State) + len(f.Error) + len(f.Interface) + 16*len(f.Buckets) + 16*len(f.Statuses)
 }
 
 // StopRequest stops every running capture whose ID starts with Prefix (the operator's

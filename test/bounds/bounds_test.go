@@ -206,7 +206,7 @@ func worstStatus(run *benchv1.BenchmarkRun, trials []plan.Trial) benchv1.Benchma
 	m := benchv1.Measurement{Requests: big, AchievedMilliRPS: big, P50Micros: big, P90Micros: big, P95Micros: big, P99Micros: big,
 		P999Micros: big, MaxMicros: big, Errors: big, ErrorRatePPM: big, DroppedIterations: big, CPUMillicores: big,
 		CPUPeakMillicores: big, MemoryBytes: big, MemoryPeakBytes: big, GeneratorCPUMillicores: big,
-		Wire: &benchv1.WireLatency{Requests: big, Unanswered: big, P50Micros: big, P90Micros: big, P95Micros: big,
+		Wire: &benchv1.WireLatency{Requests: big, Unanswered: big, ErrorResponses: big, P50Micros: big, P90Micros: big, P95Micros: big,
 			P99Micros: big, P999Micros: big, MaxMicros: big, DroppedPackets: big}}
 	st.Placement = &benchv1.Placement{GeneratorCPUs: "0-511", TargetCPUs: "512-1023", Shared: true, Message: long}
 	for _, t := range trials {
