@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,17 +30,33 @@ import (
 // CNI makes a pod's): the host side named host, the pod's address addr. Cleanup removes
 // the namespace, which takes both ends of the pair with it.
 type testPod struct {
-	ns, host string
-	addr     netip.Addr
+	ns, host, peer string // peer: the pod's end, inside ns
+	addr           netip.Addr
 }
+
+// podsMade numbers the test pods of this process: names and addresses derive from the pid
+// and this number, so tests in other processes (other packages, other checkouts) and a
+// second pod of the same test never collide.
+var podsMade atomic.Int32
+
+// maxPodsPerProcess is how many test pods a process may make: each takes a /30 of
+// 10.231.0.0/16, whose 16,384 blocks are shared out by pid.
+const maxPodsPerProcess = 4
 
 func newTestPod(t *testing.T) testPod {
 	t.Helper()
-	id := os.Getpid() % 100000
-	p := testPod{ns: fmt.Sprintf("gauntlet-wt-%d", id), host: fmt.Sprintf("gwth%d", id),
-		addr: netip.AddrFrom4([4]byte{10, 231, byte(id >> 8), byte(id&0xfc) + 2})}
-	hostAddr := netip.AddrFrom4([4]byte{10, 231, byte(id >> 8), byte(id&0xfc) + 1})
+	seq := int(podsMade.Add(1)) - 1
+	if seq >= maxPodsPerProcess {
+		t.Fatalf("test pod %d: at most %d per process", seq+1, maxPodsPerProcess)
+	}
+	id := (os.Getpid()%(16384/maxPodsPerProcess))*maxPodsPerProcess + seq // the /30's number, below 16,384
+	block := func(host byte) netip.Addr {
+		return netip.AddrFrom4([4]byte{10, 231, byte(id >> 6), byte(id&63)*4 + host})
+	}
+	p := testPod{ns: fmt.Sprintf("gauntlet-wt-%d", id), host: fmt.Sprintf("gwth%d", id), addr: block(2)}
+	hostAddr := block(1)
 	peer := fmt.Sprintf("gwtp%d", id)
+	p.peer = peer
 	ip := func(args ...string) {
 		t.Helper()
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
@@ -61,35 +78,40 @@ func newTestPod(t *testing.T) testPod {
 	return p
 }
 
-// listen opens a TCP listener inside the pod's namespace: on a thread moved into it and
-// never given back (the thread ends with the goroutine); the socket stays in the namespace.
+// listen opens a TCP listener inside the pod's namespace; the socket stays in it.
 func (p testPod) listen(t *testing.T) net.Listener {
 	t.Helper()
-	type res struct {
-		ln  net.Listener
-		err error
-	}
-	ch := make(chan res)
+	var ln net.Listener
+	p.inNetns(t, func() (err error) {
+		ln, err = net.Listen("tcp4", p.addr.String()+":0")
+		return err
+	})
+	return ln
+}
+
+// inNetns runs f on a thread moved into the pod's namespace and never given back (the
+// thread ends with its goroutine). Sockets f opens stay in the namespace whichever thread
+// uses them later.
+func (p testPod) inNetns(t *testing.T, f func() error) {
+	t.Helper()
+	errc := make(chan error)
 	go func() {
 		runtime.LockOSThread() // no Unlock: the thread is discarded with this goroutine
-		f, err := os.Open(filepath.Join("/var/run/netns", p.ns))
+		ns, err := os.Open(filepath.Join("/var/run/netns", p.ns))
 		if err != nil {
-			ch <- res{err: err}
+			errc <- err
 			return
 		}
-		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-			ch <- res{err: err}
+		defer ns.Close()
+		if err := unix.Setns(int(ns.Fd()), unix.CLONE_NEWNET); err != nil {
+			errc <- err
 			return
 		}
-		ln, err := net.Listen("tcp4", p.addr.String()+":0")
-		ch <- res{ln, err}
+		errc <- f()
 	}()
-	r := <-ch
-	if r.err != nil {
-		t.Fatal(r.err)
+	if err := <-errc; err != nil {
+		t.Fatalf("in namespace %s: %v", p.ns, err)
 	}
-	return r.ln
 }
 
 // A real capture through the agent's API: a Go HTTP server in a namespace behind a veth
