@@ -78,11 +78,19 @@ func TestCaptureAgreesWithTcpdump(t *testing.T) {
 	if ours.Requests != n || theirs.Requests != n || ours.Dropped != 0 {
 		t.Fatalf("requests: capture %d (dropped %d), tcpdump %d; want %d each", ours.Requests, ours.Dropped, theirs.Requests, n)
 	}
+	// Each packet socket stamps a loopback packet as it is handed the packet, so on a busy
+	// machine the two captures' stamps of one packet differ by a few µs, and where the
+	// samples are sparse (p99 of 3,000 is the 30th slowest) that can move a request one
+	// rank. Each quantile is judged against tcpdump's own within one rank either way, and
+	// 1% or the wire's uncertainty beyond that: a bias of the capture still shows.
+	rank := 1 / float64(n)
 	for _, q := range []float64{0.5, 0.99} {
 		a, b := wire.PairerOf(c).Latency.Quantile(q), theirs.Latency.Quantile(q)
+		lo, hi := theirs.Latency.Quantile(q-rank), theirs.Latency.Quantile(q+rank)
 		allowed := max(b/100, wire.UncertaintyMicros*1000)
-		if a-b > allowed || b-a > allowed {
-			t.Errorf("p%g: capture %d ns, tcpdump %d ns: %d ns apart, want within %d ns (1%% or %d µs)", q*100, a, b, a-b, allowed, wire.UncertaintyMicros)
+		if a < lo-allowed || a > hi+allowed {
+			t.Errorf("p%g: capture %d ns, tcpdump %d ns (one rank either way: %d-%d ns): want within %d ns of that (1%% or %d µs)",
+				q*100, a, b, lo, hi, allowed, wire.UncertaintyMicros)
 		}
 	}
 }

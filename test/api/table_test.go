@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
@@ -45,18 +46,22 @@ func createBase(t *testing.T, ns string) *benchv1.BenchmarkRun {
 	return run
 }
 
-// kubectl get shows phase, readiness, progress, a headline result, whether the run regressed
-// against its baseline, and age: the server builds that table from the CRD's printer
-// columns. Targets, capacities and the comparison's verdict (up to 2,048, 512 and 256
-// characters) are priority 1, shown by -o wide only, so the default table fits a terminal.
+// kubectl get shows phase, readiness, progress, the result's summary, whether the run
+// regressed against its baseline, and age: the server builds that table from the CRD's
+// printer columns. Targets, capacities, the comparison's verdict, the ETA and the whole
+// headline (up to 2,048, 512, 256 and 512 characters) are priority 1, shown by -o wide
+// only, so the default table fits a terminal.
 func TestPrinterColumns(t *testing.T) {
 	testenv.Long(t)
 	ns := newNamespace(t)
 	run := createBase(t, ns)
+	eta := metav1.NewTime(time.Date(2026, 11, 28, 9, 30, 0, 0, time.UTC))
 	run.Status = benchv1.BenchmarkRunStatus{
 		Phase: benchv1.PhaseRunning, Progress: "7/24", TargetNames: "go,mine",
-		Headline: "best p99: go 1.9ms @ 1000/s", Capacity: "go/ping 480/s, mine/ping >=1200/s",
-		Verdict: "mine/ping@1000 vs go: Slower +20.3% [+15.1, +26.0] (1 Slower)",
+		Headline: "inconclusive: mine's row is GeneratorBound (ping @ 1000: its p99 1.2ms is below the best valid row's 1.9ms)",
+		Summary:  "inconclusive: mine's row is GeneratorBound", Capacity: "go/ping 480/s, mine/ping >=1200/s",
+		EstimatedFinishAt: &eta,
+		Verdict:           "mine/ping@1000 vs go: Slower +20.3% [+15.1, +26.0] (1 Slower)",
 		Conditions: []metav1.Condition{{Type: benchv1.ConditionRegressed, Status: metav1.ConditionTrue, Reason: "Slower",
 			Message: "slower: go/ping@1000 +20.3%", LastTransitionTime: metav1.Now()},
 			{Type: benchv1.ConditionReady, Status: metav1.ConditionFalse, Reason: "Running",
@@ -82,19 +87,20 @@ func TestPrinterColumns(t *testing.T) {
 			wide = append(wide, c.Name)
 		}
 	}
-	wantCols := []string{"Name", "Phase", "Ready", "Progress", "Targets", "Result", "Capacity", "Regressed", "Verdict", "Age"}
+	wantCols := []string{"Name", "Phase", "Ready", "Progress", "Targets", "Result", "Capacity", "Regressed", "Verdict", "ETA", "Headline", "Age"}
 	if fmt.Sprint(names) != fmt.Sprint(wantCols) {
 		t.Fatalf("columns = %v, want %v", names, wantCols)
 	}
-	if fmt.Sprint(wide) != "[Targets Capacity Verdict]" {
-		t.Errorf("columns shown only by -o wide = %v, want [Targets Capacity Verdict]", wide)
+	if fmt.Sprint(wide) != "[Targets Capacity Verdict ETA Headline]" {
+		t.Errorf("columns shown only by -o wide = %v, want [Targets Capacity Verdict ETA Headline]", wide)
 	}
 	if len(table.Rows) != 1 {
 		t.Fatalf("want one row, got %d", len(table.Rows))
 	}
 	cells := table.Rows[0].Cells
-	want := []any{"base", "Running", "False", "7/24", "go,mine", "best p99: go 1.9ms @ 1000/s", "go/ping 480/s, mine/ping >=1200/s", "True",
-		"mine/ping@1000 vs go: Slower +20.3% [+15.1, +26.0] (1 Slower)"}
+	want := []any{"base", "Running", "False", "7/24", "go,mine", "inconclusive: mine's row is GeneratorBound", "go/ping 480/s, mine/ping >=1200/s", "True",
+		"mine/ping@1000 vs go: Slower +20.3% [+15.1, +26.0] (1 Slower)", "2026-11-28T09:30:00Z",
+		"inconclusive: mine's row is GeneratorBound (ping @ 1000: its p99 1.2ms is below the best valid row's 1.9ms)"}
 	for i, w := range want {
 		if cells[i] != w {
 			t.Errorf("cell %s = %v, want %v", wantCols[i], cells[i], w)
