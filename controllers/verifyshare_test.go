@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -23,31 +24,8 @@ import (
 // of their stalled checks gave up (40 s here, up to --verify-timeout).
 func TestOneNamespaceDoesNotDelayAnothersVerification(t *testing.T) {
 	testenv.Long(t)
-	ctx := context.Background()
 	const a, b = "verify-share-a", "verify-share-b"
-	for _, ns := range []string{a, b} {
-		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stop, err := startManager(env.Config, []string{a, b}, func(r *BenchmarkRunReconciler) {
-		r.MaxVerifications, r.MaxVerificationsPerNamespace = 2, 1
-		r.Timeouts.Verify = 10 * time.Minute // the stalled checks outlast the test
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop() })
-	stall := stallServer(t)
-	hold := make(chan struct{})
-	t.Cleanup(func() { close(hold) })
-	create := func(run *benchv1.BenchmarkRun) {
-		fakes.script(run.Name, &k6Outcome{hold: hold})
-		if err := env.Client.Create(ctx, run); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
-	}
+	stall, create := stalledVerifications(t, 2, 1, a, b)
 
 	var stalled []*benchv1.BenchmarkRun
 	for i := range 3 {
@@ -96,29 +74,7 @@ func TestWaitingNamespaceGetsTheNextSlot(t *testing.T) {
 	testenv.Long(t)
 	ctx := context.Background()
 	const a, b, c = "verify-fair-a", "verify-fair-b", "verify-fair-c"
-	for _, ns := range []string{a, b, c} {
-		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	stop, err := startManager(env.Config, []string{a, b, c}, func(r *BenchmarkRunReconciler) {
-		r.MaxVerifications, r.MaxVerificationsPerNamespace = 4, 2
-		r.Timeouts.Verify = 10 * time.Minute // the stalled checks outlast the test
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = stop() })
-	stall := stallServer(t)
-	hold := make(chan struct{})
-	t.Cleanup(func() { close(hold) })
-	create := func(run *benchv1.BenchmarkRun) {
-		fakes.script(run.Name, &k6Outcome{hold: hold})
-		if err := env.Client.Create(ctx, run); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
-	}
+	stall, create := stalledVerifications(t, 4, 2, a, b, c)
 	verifying := func(r *benchv1.BenchmarkRun) bool {
 		return meta.IsStatusConditionPresentAndEqual(r.Status.Conditions, benchv1.ConditionTargetsVerified, metav1.ConditionUnknown)
 	}
@@ -183,5 +139,36 @@ func TestWaitingNamespaceGetsTheNextSlot(t *testing.T) {
 		if strings.Contains(message(got), "checking against the contract") {
 			t.Errorf("tenant a's run %s took the freed slot before tenant c: %s", name, message(got))
 		}
+	}
+}
+
+// stalledVerifications makes the namespaces and starts a manager watching them with the
+// given verification caps, whose checks against stall never finish within the test; create
+// starts a run whose k6 is held until the test ends.
+func stalledVerifications(t *testing.T, total, perNS int, namespaces ...string) (*httptest.Server, func(*benchv1.BenchmarkRun)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, ns := range namespaces {
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop, err := startManager(env.Config, namespaces, func(r *BenchmarkRunReconciler) {
+		r.MaxVerifications, r.MaxVerificationsPerNamespace = total, perNS
+		r.Timeouts.Verify = 10 * time.Minute // the stalled checks outlast the test
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+	stall := stallServer(t)
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	return stall, func(run *benchv1.BenchmarkRun) {
+		fakes.script(run.Name, &k6Outcome{hold: hold})
+		if err := env.Client.Create(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(ctx, run) })
 	}
 }
