@@ -17,7 +17,7 @@ deps lint verify-generated: export GOGC := $(BUILD_GOGC)
 
 CONTROLLER_GEN = $(shell hack/tools.sh controller-gen)
 
-.PHONY: release-snapshot all help build test test-unit test-envtest test-race test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator modes lab-up lab-down lab-test lab-seeds lab-test-core
+.PHONY: release-snapshot all help build test test-unit test-envtest test-race test-local test-lab test-argocd lint manifests generate verify-generated deps envtest k6 demo reproductions images clean bench-generator modes lab-up lab-stack lab-down lab-test lab-seeds lab-test-core
 
 all: build
 
@@ -146,6 +146,11 @@ images: ## Build the operator and every preset image for linux/amd64 and linux/a
 
 lab-up: ## Start the lab: a real single-node Kubernetes on this machine (hack/lab/; prints its kubeconfig).
 	hack/lab/up.sh
+
+lab-stack: ## The whole stack on this machine: the lab, the operators, Prometheus 3, the chart from the lab's registry with wire capture, namespace bench (prints the next commands).
+	hack/lab/packages.sh
+	GOGC=$(BUILD_GOGC) hack/lab/binaries.sh lab
+	hack/lab/stack.sh
 
 lab-down: ## Stop the lab and remove everything it made (caches in bin/lab and .cache/lab stay).
 	hack/lab/down.sh

@@ -4,7 +4,8 @@
 # Usage: hack/lab/binaries.sh [core|operators|lab|flux|all]   (default all)
 #   core:      kube-apiserver and etcd (envtest's), kubelet, kube-controller-manager,
 #              kube-scheduler, kube-proxy, kubectl, CoreDNS: what make lab-up needs
-#   operators: CloudNativePG, k6-operator, prometheus-operator and its config reloader
+#   operators: CloudNativePG, k6-operator, prometheus-operator and its config reloader,
+#              Prometheus 3 (hack/lab/prom.sh)
 #              (hack/lab/ops.sh builds them with CoreDNS)
 #   lab:       core and operators: what the lab tier needs before it starts
 #   flux:      Flux's two controllers with the lab's Git server (hack/lab/flux.sh); only the
@@ -22,6 +23,7 @@ if [[ "${what}" != flux ]]; then
   # CoreDNS (core) and the operators come from one go build: asking for either builds both.
   # First, as it shares nothing with the Kubernetes build make test's deps run beside it.
   "${HERE}/ops.sh" >/dev/null
+  "${HERE}/prom.sh" >/dev/null
 fi
 if [[ "${what}" == core || "${what}" == lab || "${what}" == all ]]; then
   "${HERE}/../envtest-binaries.sh" >/dev/null

@@ -247,15 +247,14 @@ img_prometheus-operator() {
     prometheus-config-reloader /bin/prometheus-config-reloader 65534:65534 /bin/prometheus-config-reloader
 }
 
-# Debian's Prometheus 2.42 (remote-write receiver and native histograms behind flags).
+# Prometheus 3 from its module (hack/lab/prom.sh): what users install, with Kubernetes
+# service discovery for the ServiceMonitors.
 img_prometheus() {
   local d="${IMAGES_WORK}/prometheus"
-  hack/prometheus.sh >/dev/null
   rootfs_new "${d}"
-  rootfs_elf "${d}" /usr/bin/prometheus /usr/bin/promtool
   mkdir -p "${d}/bin" "${d}/prometheus" "${d}/etc/prometheus"
-  ln -sf /usr/bin/prometheus "${d}/bin/prometheus"
-  image_commit gauntlet.local/prometheus:v2.42.0 "${d}" 65534:65534 /prometheus /bin/prometheus ""
+  cp "$("${HERE}/prom.sh")/prometheus" "${d}/bin/prometheus"
+  image_commit "gauntlet.local/prometheus:${PROMETHEUS_VERSION}" "${d}" 65534:65534 /prometheus /bin/prometheus ""
 }
 
 # PostgreSQL 15 from Debian's packages and PgBouncer from Debian 13's source

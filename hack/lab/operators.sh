@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the three operators Gauntlet drives, each from its own project's manifests (the
 # config/ of its Go module, rendered with kustomize), running the images hack/lab/images.sh
-# built here; then a Prometheus with the remote-write receiver and native histograms on,
-# scraping the kubelet's cAdvisor endpoint as kube-prometheus-stack does.
+# built here; then Prometheus 3 (hack/lab/prom.sh) under prometheus-operator with the
+# remote-write receiver on, discovering the kubelet's cAdvisor endpoint and the chart's
+# ServiceMonitor as kube-prometheus-stack does.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 source "${HERE}/env.sh"
@@ -89,9 +90,11 @@ patches:
   patch: |-
     - {op: replace, path: /spec/template/spec/containers/0/args/1, value: "--prometheus-config-reloader=gauntlet.local/prometheus-config-reloader:${PROMETHEUS_OPERATOR_VERSION}"}
     - {op: replace, path: /spec/template/spec/containers/0/resources/requests/cpu, value: ${LAB_OPERATOR_CPU}}
+    # The kubelets as a Service's endpoints, which the kubelet ServiceMonitor selects.
+    - {op: add, path: /spec/template/spec/containers/0/args/-, value: "--kubelet-service=kube-system/kubelet"}
 YAML
 echo '{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "monitoring"}}' > "${po}/namespace.yaml"
-sed -e "s|@NODE_IP@|${LAB_NODE_IP}|g" -e "s|@NODE_NAME@|${LAB_NAME}|g" "${HERE}/manifests/prometheus.yaml" > "${po}/prometheus.yaml"
+sed -e "s|@PROMETHEUS_VERSION@|${PROMETHEUS_VERSION}|g" "${HERE}/manifests/prometheus.yaml" > "${po}/prometheus.yaml"
 # CRDs first: the Prometheus and ServiceMonitor below need them established.
 lab_kubectl apply --server-side --force-conflicts -f "${po}/example/prometheus-operator-crd" >/dev/null
 lab_kubectl wait --for=condition=Established --timeout=60s -f "${po}/example/prometheus-operator-crd" >/dev/null
@@ -101,3 +104,6 @@ lab_wait "CloudNativePG" 300 lab_kubectl -n cnpg-system rollout status deploymen
 lab_wait "k6-operator" 300 lab_kubectl -n k6-operator-system rollout status deployment/k6-operator-controller-manager --timeout=5s
 lab_wait "prometheus-operator" 300 lab_kubectl -n monitoring rollout status deployment/prometheus-operator --timeout=5s
 lab_wait "Prometheus" 300 lab_kubectl -n monitoring rollout status statefulset/prometheus-lab --timeout=5s
+# Which Prometheus the lab runs, as it reports itself (the lab log keeps it).
+lab_log "Prometheus $(lab_kubectl get --raw /api/v1/namespaces/monitoring/services/prometheus-operated:9090/proxy/api/v1/status/buildinfo |
+  sed -n 's/.*"version":"\([^"]*\)".*/\1/p') under prometheus-operator ${PROMETHEUS_OPERATOR_VERSION}"

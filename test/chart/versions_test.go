@@ -36,6 +36,8 @@ func TestVersionsAgree(t *testing.T) {
 		"k6-operator":         find("hack/lab/ops/go.mod", `(?m)^\s*github\.com/grafana/k6-operator (v\S+)`),
 		"prometheus-operator": find("hack/lab/ops/go.mod", `(?m)^\s*github\.com/prometheus-operator/prometheus-operator (v\S+)`),
 		"Kubernetes":          find("hack/lab/versions.sh", `KUBE_VERSION="\$\{KUBE_VERSION:-(v[^}]+)\}"`),
+		// The module v0.3XX.Y is Prometheus 3.XX.Y (hack/lab/versions.sh).
+		"Prometheus": prometheusRelease(t, find("hack/lab/prom/go.mod", `github\.com/prometheus/prometheus (v\S+)`)),
 	}
 	envtestKube := find("hack/envtest-binaries.sh", `KUBE_VERSION="\$\{KUBE_VERSION:-(v[^}]+)\}"`)
 	envtestCNPG := find("hack/crds.sh", `CNPG_VERSION="\$\{CNPG_VERSION:-(v[^}]+)\}"`)
@@ -79,4 +81,18 @@ func TestVersionsAgree(t *testing.T) {
 	if !strings.Contains(cell[1], lab["CloudNativePG"]) {
 		t.Errorf("charts/gauntlet/README.md's CloudNativePG row (%s) does not name the lab's %s", cell[1], lab["CloudNativePG"])
 	}
+}
+
+// prometheusRelease is the Prometheus release of a github.com/prometheus/prometheus module
+// version: v0.316.0 is v3.16.0.
+func prometheusRelease(t *testing.T, module string) string {
+	m := regexp.MustCompile(`^v0\.(\d+)(\d\d)\.(\d+)$`).FindStringSubmatch(module)
+	if m == nil {
+		t.Fatalf("hack/lab/prom/go.mod: %s is not a Prometheus 3 module version", module)
+	}
+	minor := strings.TrimPrefix(m[2], "0")
+	if minor == "" {
+		minor = "0"
+	}
+	return "v" + m[1] + "." + minor + "." + m[3]
 }

@@ -49,50 +49,38 @@ func (l *lab) command(t *testing.T, name string, args ...string) string {
 }
 
 // testHelmInstall: the chart installed as a user installs a release, from an OCI registry
-// (the lab's) with the release's images pulled from it, only the third-party images this
-// lab cannot pull replaced: first the previous release, then an upgrade to this one, which
-// must update the CRDs. The manager becomes Ready in a namespace that admits the wire
-// agents (privileged), beside the agents, ready on every node.
+// (the lab's) by digest, with the release's images pulled from it and only the third-party
+// images this lab cannot pull replaced (hack/lab/chart-values.yaml). hack/lab/stack.sh
+// installed this tree's chart: the release goes back to the previous one and up again, and
+// each CRD change must reach the API server. The manager becomes Ready in a namespace that
+// admits the wire agents (privileged), beside the agents, ready on every node.
 func (l *lab) testHelmInstall(t *testing.T) {
-	// The wire agent (wireCapture.enabled) runs on the host network, which only the
-	// privileged level admits: the install namespace holds the manager and the agents; the
-	// runs' namespaces, with the targets and runners, stay restricted.
-	ns := restrictedNS(installNamespace)
-	ns.Labels["pod-security.kubernetes.io/enforce"] = "privileged"
-	if _, err := l.client.CoreV1().Namespaces().Create(ctx(t, time.Minute), ns, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	helm := strings.TrimSpace(l.command(t, "hack/tools.sh", "helm"))
 	chart := l.pushCharts(t, helm)
-	values := []string{"--namespace", installNamespace, "--plain-http",
-		// The release's images from the lab's registry, where hack/lab/images.sh pushed them.
-		"--set", "imageRegistry=" + labRegistry,
-		// k6-operator's starter and CloudNativePG's PostgreSQL default to registries out of reach.
-		"--set", "k6.starterImage=gauntlet.local/k6-starter:lab",
-		"--set", "postgres.image=gauntlet.local/postgresql:15",
+	values := []string{"--namespace", installNamespace, "--plain-http", "-f", "hack/lab/chart-values.yaml",
 		// The drills wait this out (drills_test.go); every preset here starts within 14 s.
 		"--set", "timeouts.targets=" + drillTargetsTimeout.String(),
 		// The starter drill waits this out; a seed's pod queued behind a drill's for CPU gets
 		// a minute more than the manager's default before its trial fails.
 		"--set", "timeouts.unschedulable=" + drillUnschedulableTimeout.String(),
-		// The lab's Prometheus reads the manager's metrics with its own token.
-		"--set", "metrics.readers[0].name=prometheus", "--set", "metrics.readers[0].namespace=monitoring",
-		// Each trial's target pod captured on its node: the rows' latency is the wire's.
-		"--set", "wireCapture.enabled=true"}
+		"--wait", "--timeout", "5m"}
 	start := time.Now()
-	// The previous release first, then the upgrade a user makes: its CRDs must change with it.
-	l.command(t, helm, append([]string{"install", "gauntlet", chart.ref, "--version", previousChartVersion}, values...)...)
-	if cols := l.printerColumns(t); slices.Contains(cols, chart.dropped) {
-		t.Fatalf("the previous release's CRD has column %s (%v): the upgrade below would prove nothing", chart.dropped, cols)
+	if cols := l.printerColumns(t); !slices.Contains(cols, chart.dropped) {
+		t.Fatalf("hack/lab/stack.sh installed a CRD without column %s (%v)", chart.dropped, cols)
 	}
-	// The lab's registry speaks plain HTTP, which the schedule's digest trigger needs named
-	// (a value the previous release's chart does not know).
-	values = append(values, "--set", "insecureRegistries[0]="+labRegistry)
-	l.command(t, helm, append([]string{"upgrade", "gauntlet", chart.ref, "--version", chart.version, "--wait", "--timeout", "5m"}, values...)...)
+	l.command(t, helm, append([]string{"upgrade", "gauntlet", chart.byDigest(chart.previousDigest)}, values...)...)
+	if cols := l.printerColumns(t); slices.Contains(cols, chart.dropped) {
+		t.Fatalf("after helm upgrade to the previous release the BenchmarkRun CRD still has column %s (%v): the CRDs did not change", chart.dropped, cols)
+	}
+	l.command(t, helm, append([]string{"upgrade", "gauntlet", chart.byDigest(chart.digest)}, values...)...)
 	if cols := l.printerColumns(t); !slices.Contains(cols, chart.dropped) {
 		t.Errorf("after helm upgrade to %s the BenchmarkRun CRD's columns are %v, without %s: the CRDs did not upgrade", chart.version, cols, chart.dropped)
 	}
-	t.Logf("helm install and upgrade from %s: manager Ready in %s", chart.ref, time.Since(start).Round(time.Second))
+	status := l.command(t, helm, "status", "gauntlet", "--namespace", installNamespace, "-o", "json")
+	if !strings.Contains(status, `"version":"`+chart.version+`"`) {
+		t.Errorf("helm status after the upgrade by digest %s: want chart version %s\n%s", chart.digest, chart.version, tail(status, 20))
+	}
+	t.Logf("helm upgrade to %s and back to %s by digest: manager Ready in %s", previousChartVersion, chart.byDigest(chart.digest), time.Since(start).Round(time.Second))
 	deps, err := l.client.AppsV1().Deployments(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{})
 	if err != nil || len(deps.Items) != 1 || !available(&deps.Items[0]) {
 		t.Fatalf("after helm install: deployments %v (%v), want the manager available", deps, err)

@@ -101,3 +101,17 @@ func ctx(t *testing.T, d time.Duration) context.Context {
 	t.Cleanup(cancel)
 	return c
 }
+
+// grepLines are the lines of s that start with any of the prefixes.
+func grepLines(s string, prefixes ...string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		for _, p := range prefixes {
+			if strings.HasPrefix(line, p) {
+				b.WriteString(line + "\n")
+				break
+			}
+		}
+	}
+	return b.String()
+}

@@ -25,6 +25,9 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 // labChart is the chart as the lab's registry serves it.
 type labChart struct {
 	ref, version string
+	// digest and previousDigest are what the pushes of the chart and of its previous
+	// release reported: the lab installs both by digest.
+	digest, previousDigest string
 	// dropped is the printer column the previous release's CRD lacks.
 	dropped string
 }
@@ -57,10 +60,24 @@ func (l *lab) pushCharts(t *testing.T, helm string) labChart {
 		l.command(t, helm, "package", chart, "--destination", dir)
 	}
 	for _, v := range []string{c.version, previousChartVersion} {
-		l.command(t, helm, "push", filepath.Join(dir, "gauntlet-"+v+".tgz"), "oci://"+labRegistry+"/charts", "--plain-http")
+		out := l.command(t, helm, "push", filepath.Join(dir, "gauntlet-"+v+".tgz"), "oci://"+labRegistry+"/charts", "--plain-http")
+		m := pushedDigest.FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("helm push of %s reported no digest:\n%s", v, out)
+		}
+		if v == c.version {
+			c.digest = m[1]
+		} else {
+			c.previousDigest = m[1]
+		}
 	}
 	return c
 }
+
+var pushedDigest = regexp.MustCompile(`(?m)^Digest: (sha256:[0-9a-f]{64})$`)
+
+// byDigest is the chart's reference pinned to a digest, as a release's users install it.
+func (c labChart) byDigest(digest string) string { return c.ref + "@" + digest }
 
 // dropLastPrinterColumn removes the CRD's last printer column and returns its name.
 func dropLastPrinterColumn(t *testing.T, file string) string {
