@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs the project's Go tools into bin/ at pinned versions (idempotent).
-# Usage: hack/tools.sh TOOL  (controller-gen | helm | kubeconform | golangci-lint | goreleaser)  -> prints the binary's path.
+# Usage: hack/tools.sh TOOL  (controller-gen | helm | kubeconform | golangci-lint | goreleaser | cosign)  -> prints the binary's path.
 # controller-gen and helm are `tool` lines of go.mod, built in the project's own module graph:
 # the tests compile the same Kubernetes and helm packages at the same versions, so a cold
 # build compiles them once (built apart, at their own pins, helm shared 31% of its sources
-# with the tests; in the project's graph, all of them). kubeconform and golangci-lint share
-# little with the tests: they are installed at their own pins, outside go.mod.
+# with the tests; in the project's graph, all of them). kubeconform, golangci-lint, goreleaser
+# and cosign share little with the tests: they are installed at their own pins, outside go.mod.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 declare -A TOOL=(
@@ -16,6 +16,7 @@ declare -A INSTALL=(
   [kubeconform]="github.com/yannh/kubeconform/cmd/kubeconform@v0.8.0"
   [golangci-lint]="github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0"
   [goreleaser]="github.com/goreleaser/goreleaser/v2@v2.15.1"
+  [cosign]="github.com/sigstore/cosign/v3/cmd/cosign@v3.1.3"
 )
 tool="$1"
 cd "${ROOT}"

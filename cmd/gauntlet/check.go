@@ -4,22 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -28,23 +21,20 @@ import (
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
+	"github.com/gauntlet-bench/gauntlet/internal/preflight"
 )
 
 func init() { subcommands = append(subcommands, newCheckCmd) }
 
-// Statuses of a check: only Missing fails the command.
+// Statuses of a check (internal/preflight): only Missing fails the command.
 const (
-	checkOK      = "ok"
-	checkMissing = "MISSING"
-	checkWarn    = "warn"
-	checkSkipped = "skipped"
+	checkOK      = preflight.OK
+	checkMissing = preflight.Missing
+	checkWarn    = preflight.Warn
+	checkSkipped = preflight.Skipped
 )
 
-type checkResult struct {
-	Check  string `json:"check"`
-	Status string `json:"status"`
-	Detail string `json:"detail"`
-}
+type checkResult = preflight.Result
 
 func newCheckCmd() *cobra.Command {
 	var cf clusterFlags
@@ -83,9 +73,9 @@ func newCheckCmd() *cobra.Command {
 				if remoteWrite == "" {
 					remoteWrite = strings.TrimSuffix(promURL, "/") + "/api/v1/write"
 				}
-				results = append(results, checkPrometheus(ctx, hc, promURL, remoteWrite)...)
+				results = append(results, preflight.Prometheus(ctx, hc, promURL, remoteWrite)...)
 			} else {
-				results = append(results, checkResult{"prometheus", checkSkipped, "no --prometheus-url (kubectl port-forward -n monitoring svc/prometheus-operated 9090, then --prometheus-url http://localhost:9090)"})
+				results = append(results, checkResult{Check: "prometheus", Status: checkSkipped, Detail: "no --prometheus-url (kubectl port-forward -n monitoring svc/prometheus-operated 9090, then --prometheus-url http://localhost:9090)"})
 			}
 			results = append(results, checkCPUManager(ctx, cfg, runs)...)
 			if err := printChecks(cmd.OutOrStdout(), output, results); err != nil {
@@ -167,215 +157,19 @@ func readRunsFile(file string) ([]*benchv1.BenchmarkRun, error) {
 	return runs, nil
 }
 
-// crdNeed is a CRD of another operator and which runs use it, as the manager's own check
-// (controllers/prerequisites.go) requires them; prometheus-operator is only the chart's
-// ServiceMonitor.
-type crdNeed struct {
-	operator, groupVersion, kind string
-	used                         func(*benchv1.BenchmarkRun) bool // nil: no run uses it
-	why                          string
-}
-
-var crdNeeds = []crdNeed{
-	{"k6-operator", "k6.io/v1alpha1", "TestRun", func(*benchv1.BenchmarkRun) bool { return true }, "every trial is a TestRun"},
-	{"CloudNativePG", "postgresql.cnpg.io/v1", "Cluster", func(r *benchv1.BenchmarkRun) bool { return r.Spec.Database != nil }, "runs with spec.database"},
-	{"CloudNativePG", "postgresql.cnpg.io/v1", "Pooler", func(r *benchv1.BenchmarkRun) bool {
-		return r.Spec.Database != nil && r.Spec.Database.ConnectVia != benchv1.ConnectViaDirect
-	}, "runs with spec.database through PgBouncer"},
-	{"prometheus-operator", "monitoring.coreos.com/v1", "ServiceMonitor", nil, "the chart's ServiceMonitor of the manager's metrics (optional)"},
-}
-
-// checkCRDs asks API discovery, which any authenticated user may read, for each CRD. Without
-// runs, a CRD any run may use is required; with runs, only one they use.
+// checkCRDs is preflight.CheckCRDs under the CLI's rule (preflight.ForRuns).
 func checkCRDs(cfg *rest.Config, runs []*benchv1.BenchmarkRun) []checkResult {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return []checkResult{{"crds", checkMissing, err.Error()}}
+		return []checkResult{{Check: "crds", Status: checkMissing, Detail: err.Error()}}
 	}
-	var out []checkResult
-	for _, n := range crdNeeds {
-		name := fmt.Sprintf("%s %s (%s)", n.operator, n.kind, n.groupVersion)
-		required := n.used != nil && (len(runs) == 0 || slices.ContainsFunc(runs, n.used))
-		served, err := serves(cs, n.groupVersion, n.kind)
-		switch {
-		case err != nil:
-			out = append(out, checkResult{name, checkWarn, "cannot ask the API server: " + err.Error()})
-		case served:
-			out = append(out, checkResult{name, checkOK, "served"})
-		case required:
-			out = append(out, checkResult{name, checkMissing, "not served: install " + n.operator + " (" + n.why + ")"})
-		case n.used == nil:
-			out = append(out, checkResult{name, checkWarn, "not served: " + n.why})
-		default:
-			out = append(out, checkResult{name, checkSkipped, "not served, and no run of the file uses it (" + n.why + ")"})
-		}
-	}
-	return out
+	return preflight.CheckCRDs(cs.Discovery(), preflight.ForRuns(runs))
 }
 
-func serves(cs kubernetes.Interface, groupVersion, kind string) (bool, error) {
-	list, err := cs.Discovery().ServerResourcesForGroupVersion(groupVersion)
-	if apierrors.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return slices.ContainsFunc(list.APIResources, func(r metav1.APIResource) bool { return r.Kind == kind }), nil
-}
-
-// checkPrometheus probes what the runs need of their Prometheus, as the runs would use it.
-func checkPrometheus(ctx context.Context, hc *http.Client, promURL, remoteWrite string) []checkResult {
-	base := strings.TrimSuffix(promURL, "/")
-	var out []checkResult
-	var build struct {
-		Data struct {
-			Version string `json:"version"`
-		} `json:"data"`
-	}
-	if err := getJSON(ctx, hc, base+"/api/v1/status/buildinfo", &build); err != nil {
-		return append(out, checkResult{"prometheus", checkMissing, fmt.Sprintf("cannot read %s: %v", promURL, err)})
-	}
-	out = append(out, checkResult{"prometheus", checkOK, "version " + build.Data.Version})
-
-	// A remote write with no series: Prometheus answers 404 with its "needs to be enabled"
-	// message when the receiver is off, and a 4xx about the empty body (or 204) when it is
-	// on; nothing is written either way.
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, remoteWrite, bytes.NewReader(nil))
-	if err != nil {
-		return append(out, checkResult{"remote-write receiver", checkMissing, err.Error()})
-	}
-	req.Header.Set("Content-Type", "application/x-protobuf")
-	req.Header.Set("Content-Encoding", "snappy")
-	req.Header.Set("X-Prometheus-Remote-Write-Version", "0.1.0")
-	resp, err := hc.Do(req)
-	switch {
-	case err != nil:
-		out = append(out, checkResult{"remote-write receiver", checkMissing, fmt.Sprintf("%s: %v", remoteWrite, err)})
-	default:
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		resp.Body.Close()
-		switch {
-		case resp.StatusCode == http.StatusNotFound:
-			out = append(out, checkResult{"remote-write receiver", checkMissing, fmt.Sprintf("%s answers 404 (%s): enableRemoteWriteReceiver: true on the Prometheus resource (--web.enable-remote-write-receiver)", remoteWrite, strings.TrimSpace(string(body)))})
-		case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
-			out = append(out, checkResult{"remote-write receiver", checkMissing, fmt.Sprintf("%s answers %d: k6 pushes without credentials", remoteWrite, resp.StatusCode)})
-		case resp.StatusCode >= 500:
-			out = append(out, checkResult{"remote-write receiver", checkWarn, fmt.Sprintf("%s answers %d: %s", remoteWrite, resp.StatusCode, strings.TrimSpace(string(body)))})
-		default:
-			out = append(out, checkResult{"remote-write receiver", checkOK, fmt.Sprintf("%s accepts remote writes", remoteWrite)})
-		}
-	}
-
-	// Native histograms: stable from Prometheus 3.8; before, a feature flag.
-	if atLeast(build.Data.Version, 3, 8) {
-		out = append(out, checkResult{"native histograms", checkOK, "stable in Prometheus " + build.Data.Version})
-	} else {
-		var flags struct {
-			Data map[string]string `json:"data"`
-		}
-		if err := getJSON(ctx, hc, base+"/api/v1/status/flags", &flags); err != nil {
-			out = append(out, checkResult{"native histograms", checkWarn, "cannot read the flags to tell: " + err.Error()})
-		} else if slices.Contains(strings.Split(flags.Data["enable-feature"], ","), "native-histograms") {
-			out = append(out, checkResult{"native histograms", checkOK, "--enable-feature=native-histograms"})
-		} else {
-			out = append(out, checkResult{"native histograms", checkMissing, fmt.Sprintf("Prometheus %s without --enable-feature=native-histograms (enableFeatures: [native-histograms]): k6's latency histograms would be dropped", build.Data.Version)})
-		}
-	}
-
-	// cAdvisor: the targets' and runners' CPU and memory.
-	var q struct {
-		Data struct {
-			Result []json.RawMessage `json:"result"`
-		} `json:"data"`
-	}
-	query := `count(container_cpu_usage_seconds_total{container!=""})`
-	if err := getJSON(ctx, hc, base+"/api/v1/query?query="+url.QueryEscape(query), &q); err != nil {
-		out = append(out, checkResult{"cAdvisor series", checkWarn, "cannot query: " + err.Error()})
-	} else if len(q.Data.Result) == 0 {
-		out = append(out, checkResult{"cAdvisor series", checkMissing, "no container_cpu_usage_seconds_total with a container label: the kubelet's /metrics/cadvisor is not scraped (kube-prometheus-stack's kubelet ServiceMonitor does)"})
-	} else {
-		out = append(out, checkResult{"cAdvisor series", checkOK, "container_cpu_usage_seconds_total present"})
-	}
-	return out
-}
-
-func getJSON(ctx context.Context, hc *http.Client, address string, v any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, address, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%s: %s: %s", address, resp.Status, strings.TrimSpace(string(body)))
-	}
-	return json.NewDecoder(resp.Body).Decode(v)
-}
-
-// atLeast is whether a Prometheus version ("3.9.1", "2.42.0+ds") is major.minor or later.
-func atLeast(version string, major, minor int) bool {
-	var ma, mi int
-	if _, err := fmt.Sscanf(version, "%d.%d", &ma, &mi); err != nil {
-		return false
-	}
-	return ma > major || (ma == major && mi >= minor)
-}
-
-// checkCPUManager reads each node's kubelet configuration through the API server's node
-// proxy (configz): targets get whole cores to themselves only under the static policy.
-// With runs, only the nodes their targets' pools select.
 func checkCPUManager(ctx context.Context, cfg *rest.Config, runs []*benchv1.BenchmarkRun) []checkResult {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return []checkResult{{"cpu manager", checkWarn, err.Error()}}
+		return []checkResult{{Check: "cpu manager", Status: checkWarn, Detail: err.Error()}}
 	}
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return []checkResult{{"cpu manager", checkWarn, "cannot list nodes: " + err.Error()}}
-	}
-	var selectors []labels.Selector
-	for _, r := range runs {
-		for _, t := range r.Spec.Targets {
-			selectors = append(selectors, labels.SelectorFromSet(r.Spec.Pool(t.NodePool).NodeSelector))
-		}
-	}
-	var out []checkResult
-	for _, n := range nodes.Items {
-		if len(runs) > 0 && !slices.ContainsFunc(selectors, func(s labels.Selector) bool { return s.Matches(labels.Set(n.Labels)) }) {
-			continue
-		}
-		name := "cpu manager " + n.Name
-		raw, err := cs.CoreV1().RESTClient().Get().Resource("nodes").Name(n.Name).SubResource("proxy").Suffix("configz").DoRaw(ctx)
-		if err != nil {
-			out = append(out, checkResult{name, checkWarn, "cannot read the kubelet's configz (nodes/proxy): " + err.Error()})
-			continue
-		}
-		var cz struct {
-			KubeletConfig struct {
-				CPUManagerPolicy string `json:"cpuManagerPolicy"`
-			} `json:"kubeletconfig"`
-		}
-		if err := json.Unmarshal(raw, &cz); err != nil {
-			out = append(out, checkResult{name, checkWarn, "configz: " + err.Error()})
-			continue
-		}
-		policy := cz.KubeletConfig.CPUManagerPolicy
-		if policy == "" {
-			policy = "none" // the kubelet's default
-		}
-		if policy == "static" {
-			out = append(out, checkResult{name, checkOK, "static: whole-core targets get their cores to themselves"})
-		} else {
-			out = append(out, checkResult{name, checkWarn, "policy " + policy + ": targets share the node's cores and CFS throttling shows in the p99 (docs/cluster.md, section 3)"})
-		}
-	}
-	if len(out) == 0 {
-		out = append(out, checkResult{"cpu manager", checkWarn, "no node matches the runs' target pools"})
-	}
-	return out
+	return preflight.CPUManager(ctx, cs, runs)
 }

@@ -13,7 +13,10 @@ import (
 
 	cnpgv1 "github.com/cloudnative-pg/api/pkg/api/v1"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -29,6 +32,7 @@ import (
 	"github.com/gauntlet-bench/gauntlet/controllers/schedule"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
+	"github.com/gauntlet-bench/gauntlet/internal/preflight"
 	"github.com/gauntlet-bench/gauntlet/internal/preset"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
@@ -51,7 +55,7 @@ func (f imageFlag) Set(v string) error {
 func main() {
 	var metricsAddr, probeAddr, leaderNamespace string
 	var leaderElect, metricsSecure, networkPolicy bool
-	var scrapeInterval time.Duration
+	var scrapeInterval, preflightInterval time.Duration
 	var promHTTPConfig string
 	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, insecureRegistries, nullImage string
@@ -105,6 +109,8 @@ func main() {
 	flag.StringVar(&wireSelector, "wire-agent-selector", "", "label selector of the wire agents (the chart's DaemonSet, in --wire-agent-namespace): with it, each trial's target pods are captured on their nodes and the wire figures are the latency of record; empty leaves k6's")
 	flag.IntVar(&wirePort, "wire-agent-port", wireagent.DefaultPort, "port the wire agents listen on, on their nodes")
 	flag.StringVar(&wireSecret, "wire-agent-token-secret", "gauntlet-wire-agent-token", "Secret in --wire-agent-namespace holding the wire agents' bearer token; the operator creates it when missing")
+	flag.DurationVar(&preflightInterval, "preflight-interval", preflight.DefaultInterval,
+		"how often the manager checks what runs need (k6-operator's CRD, the Prometheus); it reports on its own Pod's Events, the gauntlet_preflight_ok gauge and its log, never on its readiness")
 	flag.Var(images, "image", "preset=image override, repeatable (for example a private registry's copy)")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
@@ -147,6 +153,10 @@ func main() {
 		os.Exit(1)
 	}
 	reader.ScrapeInterval = scrapeInterval
+	if preflightInterval <= 0 {
+		log.Error(nil, "--preflight-interval must be positive", "value", preflightInterval)
+		os.Exit(1)
+	}
 	byName := map[string]*preset.Preset{}
 	for _, p := range presets {
 		byName[p.Name] = p
@@ -214,6 +224,20 @@ func main() {
 		log.Error(err, "unable to set up the BenchmarkSchedule controller")
 		os.Exit(1)
 	}
+	// The preflight, before any run: a report, never a readiness failure (helm --wait would
+	// hang on a cluster still missing an operator).
+	preflightOK := opmetrics.NewPreflightGauge()
+	crmetrics.Registry.MustRegister(preflightOK)
+	promClient, err := metrics.HTTPClient(promHTTPConfig)
+	if err != nil {
+		log.Error(err, "bad --prometheus-http-config")
+		os.Exit(1)
+	}
+	utilruntime.Must(mgr.Add(&preflight.Runner{
+		Config: mgr.GetConfig(), PrometheusURL: promURL, RemoteWriteURL: remoteWrite, HTTPClient: promClient,
+		Recorder: mgr.GetEventRecorder("gauntlet"), Pod: ownPod(), Gauge: preflightOK,
+		Log: ctrl.Log.WithName("preflight"), Interval: preflightInterval,
+	}))
 	utilruntime.Must(mgr.AddHealthzCheck("healthz", healthz.Ping))
 	utilruntime.Must(mgr.AddReadyzCheck("readyz", healthz.Ping))
 
@@ -222,6 +246,17 @@ func main() {
 		log.Error(err, "the manager stopped")
 		os.Exit(1)
 	}
+}
+
+// ownPod is the manager's Pod as the downward API names it (POD_NAME, POD_NAMESPACE,
+// POD_UID: config/manager and the chart set them), what the preflight's Events are about;
+// nil out of a cluster.
+func ownPod() *corev1.Pod {
+	name, ns := os.Getenv("POD_NAME"), os.Getenv("POD_NAMESPACE")
+	if name == "" || ns == "" {
+		return nil
+	}
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, UID: types.UID(os.Getenv("POD_UID"))}}
 }
 
 // keepTests maps the flag to the reconciler's field, where zero means the default.

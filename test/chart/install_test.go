@@ -19,6 +19,7 @@ import (
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +29,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/preflight"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 )
 
@@ -193,7 +195,7 @@ func checkRestricted(ctx context.Context, t *testing.T, c client.Client, d *apps
 // runManager starts bin/manager built from this tree with the installed Deployment's args
 // (only --targets-dir points at the tree's targets/ instead of the image's /targets),
 // authenticated as the chart's ServiceAccount, and checks it reconciles the quickstart sample
-// with the chart's images.
+// with the chart's images and records its preflight's Events on its own Pod.
 func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c client.Client, d *appsv1.Deployment, runNamespace string) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "manager")
@@ -218,6 +220,9 @@ func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c c
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// The downward API's variables, as the Deployment sets them.
+	const pod = "gauntlet-manager-5d8c7b9f6-x7k2p"
+	cmd.Env = append(os.Environ(), "POD_NAME="+pod, "POD_NAMESPACE="+namespace, "POD_UID=3f6c2a9e-preflight")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -289,6 +294,22 @@ func runManager(ctx context.Context, t *testing.T, env *envtest.Environment, c c
 	if err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: "gauntlet-manager.gauntlet.dev"}, lease); err != nil {
 		t.Errorf("no leader-election Lease in %s: %v", namespace, err)
 	}
+	// The preflight's Events land on the manager's own Pod, in the release namespace, with
+	// the chart's RBAC: the chart's Prometheus is out of reach here, so a check fails.
+	eventually(ctx, t, "a PreflightFailed Event on the manager's Pod", func() (bool, string) {
+		var list eventsv1.EventList
+		if err := c.List(ctx, &list, client.InNamespace(namespace)); err != nil {
+			return false, err.Error()
+		}
+		var seen []string
+		for _, e := range list.Items {
+			if e.Reason == preflight.ReasonFailed && e.Regarding.Kind == "Pod" && e.Regarding.Name == pod {
+				return true, ""
+			}
+			seen = append(seen, e.Reason+" "+e.Regarding.Name)
+		}
+		return false, fmt.Sprintf("events in %s: %v", namespace, seen)
+	})
 }
 
 func containerPort(t *testing.T, c corev1.Container, name string) int {

@@ -222,8 +222,9 @@ func TestAggregatedRolesRendered(t *testing.T) {
 
 // TestPrometheusRuleAlerts: the PrometheusRule is off by default and needs prometheus-operator;
 // its alerts, run by promtool's rule unit tests over series named as internal/opmetrics names
-// them, fire for a Failed run, a Slower row, a Missed SLO and a schedule's recent Slower
-// change point (not a Faster one, not an old one), and not for a healthy run.
+// them, fire for a Failed run, a Slower row, a Missed SLO, a schedule's recent Slower
+// change point (not a Faster one, not an old one) and a preflight check at 0 for 10
+// minutes (not before, not one at 1, not one at 0 for 5 minutes), and not for a healthy run.
 func TestPrometheusRuleAlerts(t *testing.T) {
 	if find(render(t, "--api-versions", "monitoring.coreos.com/v1"), "PrometheusRule", "gauntlet") != nil {
 		t.Error("PrometheusRule rendered by default")
@@ -280,7 +281,19 @@ tests:
   - {series: '` + opmetrics.MetricScheduleAlert + `{namespace="bench",schedule="nightly",target="go",scenario="ping",load_point="1000",figure="p50",run="nightly-29443680"}', values: '0.1x5'}
   - {series: '` + opmetrics.MetricScheduleMissed + `{namespace="bench",schedule="nightly"}', values: '0 0 1 1 1 1'}
   - {series: '` + opmetrics.MetricScheduleMissed + `{namespace="bench",schedule="weekly"}', values: '3x5'}
+  - {series: '` + opmetrics.MetricPreflightOK + `{namespace="gauntlet-system",pod="gauntlet-abc",check="k6-operator TestRun (k6.io/v1alpha1)"}', values: '0x20'}
+  - {series: '` + opmetrics.MetricPreflightOK + `{namespace="gauntlet-system",pod="gauntlet-abc",check="prometheus"}', values: '1x20'}
+  - {series: '` + opmetrics.MetricPreflightOK + `{namespace="gauntlet-system",pod="gauntlet-abc",check="cAdvisor series"}', values: '1x10 0x10'}
   alert_rule_test:
+  - eval_time: 5m
+    alertname: GauntletPreflightFailed
+  - eval_time: 15m
+    alertname: GauntletPreflightFailed
+    exp_alerts:
+    - exp_labels: {severity: warning, team: perf, namespace: gauntlet-system, pod: gauntlet-abc, check: "k6-operator TestRun (k6.io/v1alpha1)"}
+      exp_annotations:
+        summary: Gauntlet's preflight finds k6-operator TestRun (k6.io/v1alpha1) missing.
+        description: "The manager gauntlet-system/gauntlet-abc finds k6-operator TestRun (k6.io/v1alpha1) missing, which runs need: they wait or fail until it is fixed. The PreflightFailed event on that Pod says what to do (kubectl describe pod -n gauntlet-system gauntlet-abc), as does gauntlet check."
   - eval_time: 5m
     alertname: GauntletScheduleMissedRuns
     exp_alerts:
