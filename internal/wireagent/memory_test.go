@@ -13,8 +13,8 @@ import (
 )
 
 // Every capture slot's socket buffer at once (the kernel charges twice the size asked)
-// stays within half the agent's memory limit as the chart sets it: the limit and the
-// slots cannot drift apart unnoticed.
+// stays within a quarter of the agent's memory limit as the chart sets it (the heap's worst
+// case is about 60 MiB more): the limit and the slots cannot drift apart unnoticed.
 func TestCaptureBuffersFitTheChartsLimit(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(testenv.Root(), "charts", "gauntlet", "values.yaml"))
 	if err != nil {
@@ -36,8 +36,8 @@ func TestCaptureBuffersFitTheChartsLimit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("wireCapture.resources.limits.memory: %v", err)
 	}
-	if all := int64(MaxRunning) * 2 * wire.ReceiveBuffer; all > limit.Value()/2 {
-		t.Errorf("%d captures × 2 × %d bytes = %d MiB of socket buffers, over half the agent's limit of %s",
+	if all := int64(MaxRunning) * 2 * wire.ReceiveBuffer; all > limit.Value()/4 {
+		t.Errorf("%d captures × 2 × %d bytes = %d MiB of socket buffers, over a quarter of the agent's limit of %s",
 			MaxRunning, wire.ReceiveBuffer, all>>20, limit.String())
 	}
 }
