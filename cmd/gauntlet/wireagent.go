@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/certwatcher"
 
 	"github.com/gauntlet-bench/gauntlet/internal/wireagent"
@@ -27,7 +28,7 @@ func wireAgentCommand() *cobra.Command {
 	listen := ":" + strconv.Itoa(wireagent.DefaultPort)
 	certFile := "/var/run/gauntlet-wire/" + wireagent.CertKey
 	keyFile := "/var/run/gauntlet-wire/" + wireagent.KeyKey
-	audience, caller := wireagent.Audience, ""
+	audience, caller, kubeconfig := wireagent.Audience, "", ""
 	cmd := &cobra.Command{
 		Use:   "wire-agent",
 		Short: "Capture a pod's request latency on its node's interfaces when the operator asks, and answer with figures only",
@@ -45,9 +46,15 @@ func wireAgentCommand() *cobra.Command {
 				return errors.New("--audience: want the audience of the manager's token")
 			}
 			cfg, err := rest.InClusterConfig()
+			if kubeconfig != "" {
+				cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
+			}
 			if err != nil {
 				return fmt.Errorf("the agent reviews tokens with the API server: %w", err)
 			}
+			// JSON: a review a minute at most needs no protobuf, and any API server speaks it
+			// (hack/wire-agent-cpu.sh's stub among them).
+			cfg.ContentType = "application/json"
 			cs, err := kubernetes.NewForConfig(cfg)
 			if err != nil {
 				return err
@@ -86,6 +93,7 @@ func wireAgentCommand() *cobra.Command {
 	cmd.Flags().StringVar(&certFile, "tls-cert-file", certFile, "serving certificate (from the Secret the operator keeps), reloaded when it changes")
 	cmd.Flags().StringVar(&keyFile, "tls-key-file", keyFile, "key of --tls-cert-file")
 	cmd.Flags().StringVar(&audience, "audience", audience, "audience the manager's service-account token must carry")
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig of the API server that reviews the tokens; empty: the pod's own (in-cluster)")
 	cmd.Flags().StringVar(&caller, "caller", caller, "the one identity admitted, the manager's service account: system:serviceaccount:<namespace>:<name>")
 	return cmd
 }
