@@ -2,13 +2,10 @@ package controllers
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -44,42 +41,13 @@ const (
 )
 
 // WireAgents points the operator at the wire agents (the chart's DaemonSet, on the host
-// network of every node): pods in Namespace matching Selector, answering on Port with the
-// token of the Secret the operator created (EnsureWireToken).
+// network of every node): pods in Namespace matching Selector, answering HTTPS on Port
+// with the serving pair of the Secret the operator keeps (EnsureWireTLS).
 type WireAgents struct {
 	Namespace string
 	Selector  labels.Selector
 	Port      int
-	Client    wireagent.Client
-}
-
-// EnsureWireToken returns the agents' token from the Secret namespace/name, creating the
-// Secret with a new random token the first time. c must read without a cache (it runs
-// before the manager starts).
-func EnsureWireToken(ctx context.Context, c client.Client, namespace, name string) (string, error) {
-	s := &corev1.Secret{}
-	err := c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
-	if apierrors.IsNotFound(err) {
-		b := make([]byte, 32)
-		if _, err := rand.Read(b); err != nil {
-			return "", err
-		}
-		s = &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name,
-			Labels: map[string]string{"app.kubernetes.io/part-of": "gauntlet", "app.kubernetes.io/component": "wire-agent"}},
-			Data: map[string][]byte{wireagent.TokenKey: []byte(hex.EncodeToString(b))}}
-		err = c.Create(ctx, s)
-		if apierrors.IsAlreadyExists(err) { // another replica made it first
-			err = c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, s)
-		}
-	}
-	if err != nil {
-		return "", fmt.Errorf("wire agent token Secret %s/%s: %w", namespace, name, err)
-	}
-	token := strings.TrimSpace(string(s.Data[wireagent.TokenKey]))
-	if token == "" {
-		return "", fmt.Errorf("wire agent token Secret %s/%s has no %q key", namespace, name, wireagent.TokenKey)
-	}
-	return token, nil
+	Client    *wireagent.Client
 }
 
 // targetPods is a trial's target pods (running, with an address) and its port.
@@ -158,7 +126,7 @@ func (r *BenchmarkRunReconciler) agentOn(ctx context.Context, node string) (stri
 	}
 	for _, p := range pods.Items {
 		if p.Spec.NodeName == node && p.Status.PodIP != "" && p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp.IsZero() {
-			return "http://" + net.JoinHostPort(p.Status.PodIP, strconv.Itoa(r.Wire.Port)), nil
+			return "https://" + net.JoinHostPort(p.Status.PodIP, strconv.Itoa(r.Wire.Port)), nil
 		}
 	}
 	return "", nil
@@ -198,7 +166,7 @@ func (r *BenchmarkRunReconciler) stopWire(ctx context.Context, run *benchv1.Benc
 		if p.Status.PodIP == "" || p.Status.Phase != corev1.PodRunning || !p.DeletionTimestamp.IsZero() {
 			continue
 		}
-		base := "http://" + net.JoinHostPort(p.Status.PodIP, strconv.Itoa(r.Wire.Port))
+		base := "https://" + net.JoinHostPort(p.Status.PodIP, strconv.Itoa(r.Wire.Port))
 		if _, err := r.Wire.Client.StopPrefix(ctx, base, capturePrefix(run, t)); err != nil {
 			log.FromContext(ctx).Info("wire captures not stopped", "agent", p.Name, "error", err.Error())
 		}

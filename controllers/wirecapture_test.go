@@ -3,14 +3,9 @@ package controllers
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -68,8 +63,8 @@ func (c cannedCapture) Stop() (wire.EndpointResult, error) {
 }
 
 // The path from the node agents to status, through the agent's own handler with canned
-// captures: the operator makes the token Secret, finds the agent on the target pod's node,
-// starts a capture with the trial and reads it after. A complete capture makes the row's
+// captures, served over TLS with the pair of the operator's Secret: the operator finds the
+// agent on the target pod's node, starts a capture with the trial and reads it after. A complete capture makes the row's
 // latency the wire's; a node without an agent, or a count short of k6's, leaves k6's
 // figures the record and says why on the WireCapture condition and the trial.
 func TestWireCaptureToStatus(t *testing.T) {
@@ -79,35 +74,20 @@ func TestWireCaptureToStatus(t *testing.T) {
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	token, err := EnsureWireToken(ctx, env.Client, ns, "wire-token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again, err := EnsureWireToken(ctx, env.Client, ns, "wire-token"); err != nil || again != token || len(token) != 64 {
-		t.Fatalf("token %q then %q (%v): want one 64-digit token kept in the Secret", token, again, err)
-	}
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
-		t.Fatal(err)
-	}
-
 	// Which run a pod address belongs to, and how short its capture falls.
 	var mu sync.Mutex
 	byIP := map[string]cannedCapture{}
-	agent := httptest.NewServer((&wireagent.Server{TokenFile: tokenFile, Capture: func(ep wire.Endpoint) (wireagent.Running, error) {
+	agentPort, agentClient := wireAgent(t, ns, (&wireagent.Server{Auth: tokenIs("s3cret"), Capture: func(ep wire.Endpoint) (wireagent.Running, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return byIP[ep.Addr.String()], nil
 	}}).Handler())
-	t.Cleanup(agent.Close)
-	_, portText, _ := net.SplitHostPort(strings.TrimPrefix(agent.URL, "http://"))
-	agentPort, _ := strconv.Atoi(portText)
 	agentLabels := map[string]string{"app.kubernetes.io/component": "wire-agent"}
 	makePod(t, ns, "wire-agent-node-a", "node-a", "127.0.0.1", agentLabels)
 
 	stop, err := startManager(env.Config, []string{ns}, func(r *BenchmarkRunReconciler) {
 		r.Wire = &WireAgents{Namespace: ns, Selector: labels.SelectorFromSet(agentLabels), Port: agentPort,
-			Client: wireagent.Client{Token: token}}
+			Client: agentClient}
 	})
 	if err != nil {
 		t.Fatal(err)

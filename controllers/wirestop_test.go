@@ -2,12 +2,6 @@ package controllers
 
 import (
 	"context"
-	"net"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,24 +61,13 @@ func TestWireCapturesStopOnEveryExit(t *testing.T) {
 	if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	token, err := EnsureWireToken(ctx, env.Client, ns, "wire-token")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	log := &agentLog{started: map[string]int{}, running: map[string]bool{}}
-	agent := httptest.NewServer((&wireagent.Server{TokenFile: tokenFile, Capture: log.capture}).Handler())
-	t.Cleanup(agent.Close)
-	_, portText, _ := net.SplitHostPort(strings.TrimPrefix(agent.URL, "http://"))
-	agentPort, _ := strconv.Atoi(portText)
+	agentPort, agentClient := wireAgent(t, ns, (&wireagent.Server{Auth: tokenIs("s3cret"), Capture: log.capture}).Handler())
 	agentLabels := map[string]string{"app.kubernetes.io/component": "wire-agent"}
 	makePod(t, ns, "wire-agent-node-a", "node-a", "127.0.0.1", agentLabels)
 	stop, err := startManager(env.Config, []string{ns}, func(r *BenchmarkRunReconciler) {
 		r.Wire = &WireAgents{Namespace: ns, Selector: labels.SelectorFromSet(agentLabels), Port: agentPort,
-			Client: wireagent.Client{Token: token}}
+			Client: agentClient}
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,9 @@
 # The agent's user+system CPU (its /proc stat, what getrusage reports for it) over the
 # captured requests is the figure; the kernel's work for the packet socket in softirq
 # (filter, clone, queue) is not charged to the agent and is not in it.
-# Needs root, iproute2 and wrk. Everything it makes (namespace, veth, processes) it removes.
+# The agent serves HTTPS with a throwaway self-signed pair and reviews the token with a stub
+# of the API server's TokenReview (the token of this run only), as it would in a cluster.
+# Needs root, iproute2, openssl and wrk. Everything it makes (namespace, veth, processes) it removes.
 # Usage: sudo hack/wire-agent-cpu.sh [seconds] [rate|wrk]   (default: 10 1000)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,11 +34,42 @@ ip addr add 10.232.0.1/30 dev "$HOST"; ip link set "$HOST" up
 ip -n "$NS" addr add 10.232.0.2/30 dev "$PEER"; ip -n "$NS" link set "$PEER" up; ip -n "$NS" link set lo up
 ip netns exec "$NS" "$tmp/gauntlet" null-responder --listen 10.232.0.2:8080 & pids+=($!)
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/token"
-"$tmp/gauntlet" wire-agent --listen 127.0.0.1:19477 --token-file "$tmp/token" & agent=$!; pids+=("$agent")
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=gauntlet-wire-agent \
+  -addext subjectAltName=DNS:gauntlet-wire-agent -keyout "$tmp/tls.key" -out "$tmp/tls.crt" 2>/dev/null
+# The stub API server: a TokenReview of this run's token is the caller's, any other is not.
+python3 - "$tmp/token" <<'PY' & pids+=($!)
+import http.server, json, sys
+token = open(sys.argv[1]).read().strip()
+class Review(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        ok = review["spec"]["token"] == token
+        review["status"] = {"authenticated": ok, "audiences": review["spec"].get("audiences", []),
+                            "user": {"username": "system:serviceaccount:bench:cpu"} if ok else {}}
+        body = json.dumps(review).encode()
+        self.send_response(201); self.send_header("Content-Type", "application/json"); self.end_headers(); self.wfile.write(body)
+    def log_message(self, *args): pass
+http.server.HTTPServer(("127.0.0.1", 19478), Review).serve_forever()
+PY
+cat >"$tmp/kubeconfig" <<YAML
+apiVersion: v1
+kind: Config
+clusters: [{name: stub, cluster: {server: "http://127.0.0.1:19478"}}]
+users: [{name: stub, user: {}}]
+contexts: [{name: stub, context: {cluster: stub, user: stub}}]
+current-context: stub
+YAML
+"$tmp/gauntlet" wire-agent --listen 127.0.0.1:19477 --kubeconfig "$tmp/kubeconfig" --caller system:serviceaccount:bench:cpu \
+  --tls-cert-file "$tmp/tls.crt" --tls-key-file "$tmp/tls.key" & agent=$!; pids+=("$agent")
 auth="Authorization: Bearer $(cat "$tmp/token")"
-for _ in $(seq 50); do curl -fsS http://127.0.0.1:19477/healthz >/dev/null 2>&1 && curl -fsS http://10.232.0.2:8080/ >/dev/null 2>&1 && break; sleep 0.1; done
+curl() { command curl --cacert "$tmp/tls.crt" --resolve gauntlet-wire-agent:19477:127.0.0.1 "$@"; }
+for _ in $(seq 50); do
+  curl -fsS https://gauntlet-wire-agent:19477/healthz >/dev/null 2>&1 && curl -fsS http://10.232.0.2:8080/ >/dev/null 2>&1 &&
+    curl -sS -o /dev/null http://127.0.0.1:19478/ 2>/dev/null && break
+  sleep 0.1
+done
 cpu() { awk '{print $14+$15}' "/proc/$agent/stat"; }
-curl -fsS -H "$auth" -d '{"id":"cpu","podIP":"10.232.0.2","port":8080,"seconds":600}' http://127.0.0.1:19477/v1/captures >/dev/null
+curl -fsS -H "$auth" -d '{"id":"cpu","podIP":"10.232.0.2","port":8080,"seconds":600}' https://gauntlet-wire-agent:19477/v1/captures >/dev/null
 before=$(cpu)
 if [[ "$RATE" == wrk ]]; then
   wrk -t1 -c8 -d"${SECONDS_RUN}s" -H 'Gauntlet-Phase: measure' http://10.232.0.2:8080/ | tee "$tmp/load"
@@ -53,7 +86,7 @@ JSON
   sent=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["metrics"]["http_reqs{phase:measure}"]["count"])' "$tmp/summary.json")
 fi
 sleep 0.2
-figures=$(curl -fsS -H "$auth" -X POST http://127.0.0.1:19477/v1/captures/cpu/stop)
+figures=$(curl -fsS -H "$auth" -X POST https://gauntlet-wire-agent:19477/v1/captures/cpu/stop)
 after=$(cpu)
 hz=$(getconf CLK_TCK)
 python3 - "$figures" "$before" "$after" "$hz" "$sent" "$RATE" <<'PY'

@@ -60,7 +60,7 @@ func main() {
 	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, insecureRegistries, nullImage string
 	var maxReconciles, maxVerifications, maxVerificationsPerNS, keepTestRuns, wirePort int
-	var wireSelector, wireSecret, wireNamespace, protected string
+	var wireSelector, wireSecret, wireTokenFile, wireNamespace, protected string
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
 	np := specs.DefaultNetworkPolicy()
@@ -108,7 +108,8 @@ func main() {
 	flag.StringVar(&wireNamespace, "wire-agent-namespace", "", "namespace of the wire agents and their token Secret; empty is --operator-namespace")
 	flag.StringVar(&wireSelector, "wire-agent-selector", "", "label selector of the wire agents (the chart's DaemonSet, in --wire-agent-namespace): with it, each trial's target pods are captured on their nodes and the wire figures are the latency of record; empty leaves k6's")
 	flag.IntVar(&wirePort, "wire-agent-port", wireagent.DefaultPort, "port the wire agents listen on, on their nodes")
-	flag.StringVar(&wireSecret, "wire-agent-token-secret", "gauntlet-wire-agent-token", "Secret in --wire-agent-namespace holding the wire agents' bearer token; the operator creates it when missing")
+	flag.StringVar(&wireSecret, "wire-agent-tls-secret", "gauntlet-wire-agent-tls", "Secret in --wire-agent-namespace holding the wire agents' CA and serving certificate; the operator creates it when missing and renews it")
+	flag.StringVar(&wireTokenFile, "wire-agent-token-file", "/var/run/secrets/gauntlet-wire/token", "the manager's projected service-account token for audience "+wireagent.Audience+", presented to the wire agents and re-read on each call")
 	flag.DurationVar(&preflightInterval, "preflight-interval", preflight.DefaultInterval,
 		"how often the manager checks what runs need (k6-operator's CRD, the Prometheus); it reports on its own Pod's Events, the gauntlet_preflight_ok gauge and its log, never on its readiness")
 	flag.Var(images, "image", "preset=image override, repeatable (for example a private registry's copy)")
@@ -165,7 +166,7 @@ func main() {
 	if wireNamespace == "" {
 		wireNamespace = np.OperatorNamespace
 	}
-	wireAgents, err := wireAgents(wireSelector, wirePort, wireNamespace, wireSecret, scheme)
+	wireAgents, wireClient, err := wireAgents(wireSelector, wirePort, wireNamespace, wireSecret, wireTokenFile, scheme)
 	if err != nil {
 		log.Error(err, "wire agents")
 		os.Exit(1)
@@ -189,6 +190,12 @@ func main() {
 	if err != nil {
 		log.Error(err, "unable to create the manager")
 		os.Exit(1)
+	}
+	if wireAgents != nil {
+		if err := mgr.Add(keepWireTLS{c: wireClient, namespace: wireNamespace, name: wireSecret, agents: wireAgents}); err != nil {
+			log.Error(err, "wire agents")
+			os.Exit(1)
+		}
 	}
 	// Every run's results, phase and progress, on the manager's metrics endpoint.
 	resultMetrics := opmetrics.NewStore()

@@ -25,11 +25,12 @@ func setupSocket(fd int, filter []bpf.Instruction, ifindex int) error {
 		&unix.SockFprog{Len: uint16(len(raw)), Filter: &raw[0]}); err != nil {
 		return fmt.Errorf("attach filter: %w", err)
 	}
-	// A large buffer: the reader runs beside a busy load generator. FORCE needs
-	// CAP_NET_ADMIN (the node agent does not hold it); without it the plain size, capped by
+	// A buffer for bursts (the reader runs beside a busy load generator), sized so that the
+	// agent's captures together fit its memory (ReceiveBuffer). FORCE needs CAP_NET_ADMIN
+	// (the node agent does not hold it); without it the plain size, capped by
 	// net.core.rmem_max, stands. Drops are counted and make a capture incomplete.
-	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 32<<20) != nil {
-		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 32<<20)
+	if unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, ReceiveBuffer) != nil {
+		_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, ReceiveBuffer)
 	}
 	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
 		return fmt.Errorf("kernel timestamps: %w", err)

@@ -7,11 +7,8 @@ package wireagent
 
 import "github.com/gauntlet-bench/gauntlet/internal/wire"
 
-// DefaultPort is the agent's HTTP port on its node.
+// DefaultPort is the agent's HTTPS port on its node.
 const DefaultPort = 9477
-
-// TokenKey is the key of the token in the Secret the operator creates and the agent mounts.
-const TokenKey = "token"
 
 // Limits: captures running at once, a capture's longest life (it stops itself then: the
 // longest trial the spec allows, a 1h warmup and a 6h window, with its start and finish

@@ -127,23 +127,32 @@ func TestAgentHostileTargetBesideAnotherTenant(t *testing.T) {
 	// followed, i%64 == 0 is answered at once, i%64 == 1 never, the rest in waves after the
 	// flood. Refused connections are answered too: an answer on a connection the capture
 	// does not follow is no figure.
+	// Paced so that no socket overflows (a capture's buffer is 2 × wire.ReceiveBuffer as
+	// the kernel counts it): every 256 connections (about 512 segments of about 1 KiB each
+	// as the kernel charges them) the flood waits until at most half a ReceiveBuffer is
+	// unread; the answers of each wave likewise.
+	const paced, unread = 256, wire.ReceiveBuffer / 2
 	floodBegan := time.Now()
 	for i := range conns {
 		fl.open(t, i)
 		if i%64 == 0 {
 			fl.answer(t, i)
 		}
-		if i%4096 == 4095 {
-			fl.settle(t, 4<<20)
+		if i%paced == paced-1 {
+			fl.settle(t, unread)
 		}
 	}
 	floodEnded := time.Now()
 	waves := []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second, hostileLatest}
 	for w, d := range waves {
 		time.Sleep(time.Until(floodEnded.Add(d)))
+		sent := 0
 		for i := range budget {
 			if i%64 >= 2 && (i%64-2)%len(waves) == w {
 				fl.answer(t, i)
+				if sent++; sent%paced == 0 {
+					fl.settle(t, unread)
+				}
 			}
 		}
 	}
@@ -167,7 +176,7 @@ func TestAgentHostileTargetBesideAnotherTenant(t *testing.T) {
 	t.Logf("flood: %d connections (%d segments) in %v; B's %d requests from %v to %v after it began",
 		conns, fl.sent, floodEnded.Sub(floodBegan).Round(time.Millisecond),
 		len(hr.saw), hr.began.Sub(floodBegan).Round(time.Millisecond), hr.end.Sub(floodBegan).Round(time.Millisecond))
-	t.Logf("the agent's sockets held at most %.1f MiB unread (the flood waits above 4)", mib(fl.unread))
+	t.Logf("the agent's sockets held at most %.1f MiB unread (the flood waits above %.1f)", mib(fl.unread), mib(unread))
 	t.Logf("heap: %.1f MiB live above the start with both captures running, %.1f MiB at most in use (live and garbage), %.1f MiB from the OS",
 		mib(held), mib(peakHeap), mib(sys))
 	t.Logf("tenant A: %+v", withoutBuckets(fa))

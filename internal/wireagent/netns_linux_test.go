@@ -237,15 +237,10 @@ func TestAgentCapturesAPodBehindAVeth(t *testing.T) {
 	}
 }
 
-// newAgent serves the agent's handler with capturer and a token file, and a client that
-// holds the token.
-func newAgent(t *testing.T, c Capturer) (*httptest.Server, Client) {
+// newAgent serves the agent's handler over TLS with capturer, admitting the token
+// "s3cret", and a client trusting the agent's CA and holding that token.
+func newAgent(t *testing.T, c Capturer) (*httptest.Server, *Client) {
 	t.Helper()
-	token := filepath.Join(t.TempDir(), "token")
-	if err := os.WriteFile(token, []byte("s3cret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer((&Server{Capture: c, TokenFile: token}).Handler())
-	t.Cleanup(srv.Close)
-	return srv, Client{Token: "s3cret"}
+	srv, ca := serveTLS(t, (&Server{Capture: c, Auth: tokenIs("s3cret")}).Handler(), time.Now())
+	return srv, testClient(t, ca, "s3cret\n")
 }

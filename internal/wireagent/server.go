@@ -1,13 +1,11 @@
 package wireagent
 
 import (
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/netip"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -26,12 +24,12 @@ type Capturer func(ep wire.Endpoint) (Running, error)
 // NodeCapturer captures on every interface of the node the agent runs on.
 func NodeCapturer(ep wire.Endpoint) (Running, error) { return wire.StartEndpoint(ep, "") }
 
-// Server is the agent's HTTP API. Every request must carry the token (Authorization:
-// Bearer), read from TokenFile on each request so a rotated Secret takes effect without a
-// restart.
+// Server is the agent's HTTP API (served over TLS, cmd/gauntlet). Every request but
+// /healthz must carry a bearer token Auth accepts: the manager's service-account token
+// (TokenReviewer). Without Auth every request is refused.
 type Server struct {
-	Capture   Capturer
-	TokenFile string
+	Capture Capturer
+	Auth    Authenticator
 
 	mu       sync.Mutex
 	running  map[string]*entry
@@ -58,7 +56,12 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/healthz" {
 			if err := s.authorize(r); err != nil {
-				http.Error(w, err.Error(), http.StatusUnauthorized)
+				status := http.StatusUnauthorized
+				var ae *AuthError
+				if errors.As(err, &ae) {
+					status = ae.Status
+				}
+				http.Error(w, err.Error(), status)
 				return
 			}
 		}
@@ -68,16 +71,14 @@ func (s *Server) Handler() http.Handler {
 }
 
 func (s *Server) authorize(r *http.Request) error {
-	want, err := os.ReadFile(s.TokenFile)
-	token := strings.TrimSpace(string(want))
-	if err != nil || token == "" {
-		return errors.New("the agent has no token yet: every request is refused")
+	if s.Auth == nil {
+		return &AuthError{http.StatusServiceUnavailable, "the agent has no authenticator: every request is refused"}
 	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-		return errors.New("missing or wrong bearer token")
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		token = ""
 	}
-	return nil
+	return s.Auth.Authenticate(r.Context(), strings.TrimSpace(token))
 }
 
 func (s *Server) init() {

@@ -4,10 +4,12 @@ package wireagent
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -21,15 +23,25 @@ type canned struct{ r wire.EndpointResult }
 func (c canned) Stop() (wire.EndpointResult, error) { return c.r, nil }
 
 func TestAgentRefusesWithoutTheToken(t *testing.T) {
-	agent, _ := newAgent(t, func(wire.Endpoint) (Running, error) { return canned{}, nil })
-	for _, token := range []string{"", "wrong", "s3cret2"} {
-		c := Client{Token: token}
+	agent, c := newAgent(t, func(wire.Endpoint) (Running, error) { return canned{}, nil })
+	for _, token := range []string{"wrong", "s3cret2"} {
+		if err := os.WriteFile(c.TokenFile, []byte(token), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		err := c.Start(context.Background(), agent.URL, StartRequest{ID: "a", PodIP: "10.0.0.1", Port: 80, Seconds: 5})
 		if err == nil || !strings.Contains(err.Error(), "401") {
 			t.Errorf("token %q: want 401, got %v", token, err)
 		}
 	}
-	resp, err := http.Get(agent.URL + "/healthz")
+	// An agent without an authenticator refuses everything.
+	open, ca := serveTLS(t, (&Server{Capture: func(wire.Endpoint) (Running, error) { return canned{}, nil }}).Handler(), time.Now())
+	err := testClient(t, ca, "s3cret").Start(context.Background(), open.URL, StartRequest{ID: "a", PodIP: "10.0.0.1", Port: 80, Seconds: 5})
+	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "no authenticator") {
+		t.Errorf("no authenticator: want 503 naming it, got %v", err)
+	}
+	// The probe, as the kubelet's: HTTPS without verification, no token.
+	probe := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // as the kubelet probes
+	resp, err := probe.Get(agent.URL + "/healthz")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("healthz: %v %v", resp, err)
 	}
@@ -108,7 +120,7 @@ func TestAgentKeptResultsBoundedByBytes(t *testing.T) {
 	}
 	total := 0
 	for i := range KeepResults {
-		resp, err := http.DefaultClient.Do(authed(t, agent.URL+"/v1/captures/"+url.PathEscape(fmt.Sprintf("ns/tr-%d/pod", i))))
+		resp, err := c.http.Load().Do(authed(t, agent.URL+"/v1/captures/"+url.PathEscape(fmt.Sprintf("ns/tr-%d/pod", i))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -22,7 +25,8 @@ import (
 // manager's ServiceAccount may list the agents' pods in the release namespace (without
 // that every trial read CaptureMissing) and the run's pods and ReplicaSets in the watched
 // one, may not list nodes (the node-pool check then compares selectors alone), and reads
-// nothing in a third namespace.
+// nothing in a third namespace. The agents' own ServiceAccount may review tokens (how
+// they authenticate the manager) and may not read the release namespace's Secrets.
 func TestNamespacedInstallRBACForWireCapture(t *testing.T) {
 	const release, watched = "gauntlet-system", "team-a"
 	out, err := helm(t, "template", "gauntlet", chartDir, "--namespace", release,
@@ -38,7 +42,7 @@ func TestNamespacedInstallRBACForWireCapture(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sa := ""
+	sa, agentSA := "", ""
 	for _, o := range decode(t, out) {
 		var obj client.Object
 		switch o.Kind {
@@ -59,7 +63,9 @@ func TestNamespacedInstallRBACForWireCapture(t *testing.T) {
 		if obj.GetNamespace() == "" && (o.Kind == "Role" || o.Kind == "RoleBinding" || o.Kind == "ServiceAccount") {
 			obj.SetNamespace(release)
 		}
-		if o.Kind == "ServiceAccount" && sa == "" {
+		if o.Kind == "ServiceAccount" && strings.HasSuffix(obj.GetName(), "wire-agent") {
+			agentSA = fmt.Sprintf("system:serviceaccount:%s:%s", obj.GetNamespace(), obj.GetName())
+		} else if o.Kind == "ServiceAccount" && sa == "" {
 			sa = fmt.Sprintf("system:serviceaccount:%s:%s", obj.GetNamespace(), obj.GetName())
 		}
 		if err := c.Create(ctx, obj); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -101,5 +107,22 @@ func TestNamespacedInstallRBACForWireCapture(t *testing.T) {
 		case !c.ok && !apierrors.IsForbidden(err):
 			t.Errorf("%s: %v, want Forbidden", c.what, err)
 		}
+	}
+
+	if agentSA == "" {
+		t.Fatal("the chart renders no ServiceAccount for the wire agents")
+	}
+	asAgent := rest.CopyConfig(cfg)
+	asAgent.Impersonate = rest.ImpersonationConfig{UserName: agentSA, Groups: []string{"system:serviceaccounts", "system:authenticated"}}
+	agent, err := kubernetes.NewForConfig(asAgent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := agent.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "x"}},
+		metav1.CreateOptions{}); err != nil {
+		t.Errorf("the wire agents' ServiceAccount creating a TokenReview: %v, want allowed", err)
+	}
+	if _, err := agent.CoreV1().Secrets(release).List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("the wire agents' ServiceAccount listing Secrets: %v, want Forbidden", err)
 	}
 }

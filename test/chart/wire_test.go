@@ -12,10 +12,13 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// TestWireAgentRendering: off by default (no agent, no flag); on, one DaemonSet on the host
-// network whose only capability is NET_RAW, a NetworkPolicy admitting only the manager's
-// pods to its port, a Role for the token Secret alone, and the manager's flags pointing at
-// exactly those pods. Every object passes kubeconform.
+// TestWireAgentRendering: off by default (no agent, no flag, no projected token); on, one
+// DaemonSet on the host network whose only capability is NET_RAW, serving HTTPS with the
+// TLS Secret's serving pair (not its CA key) and admitting only the manager's service
+// account, under a service account of its own that may create TokenReviews and nothing
+// else; a NetworkPolicy admitting only the manager's pods to its port; a Role for the TLS
+// Secret alone; the manager presenting a projected token for the agents' audience, and
+// its flags pointing at exactly those pods. Every object passes kubeconform.
 func TestWireAgentRendering(t *testing.T) {
 	off, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "bench")
 	if err != nil {
@@ -39,21 +42,37 @@ func TestWireAgentRendering(t *testing.T) {
 	var np networkingv1.NetworkPolicy
 	var role rbacv1.Role
 	var manager appsv1.Deployment
+	var reviewRole rbacv1.ClusterRole
+	var reviewBinding rbacv1.ClusterRoleBinding
 	for _, o := range objs {
 		switch {
 		case o.Kind == "DaemonSet":
 			mustUnmarshal(t, o.Raw, &ds)
 		case o.Kind == "NetworkPolicy":
 			mustUnmarshal(t, o.Raw, &np)
-		case o.Kind == "Role" && strings.HasSuffix(o.Metadata.Name, "wire-agent-token"):
+		case o.Kind == "Role" && strings.HasSuffix(o.Metadata.Name, "wire-agent-tls"):
 			mustUnmarshal(t, o.Raw, &role)
 		case o.Kind == "Deployment":
 			mustUnmarshal(t, o.Raw, &manager)
+		case o.Kind == "ClusterRole" && strings.HasSuffix(o.Metadata.Name, "wire-agent-tokenreview"):
+			mustUnmarshal(t, o.Raw, &reviewRole)
+		case o.Kind == "ClusterRoleBinding" && strings.HasSuffix(o.Metadata.Name, "wire-agent-tokenreview"):
+			mustUnmarshal(t, o.Raw, &reviewBinding)
 		}
 	}
 	pod := ds.Spec.Template.Spec
-	if !pod.HostNetwork || len(pod.Containers) != 1 || pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
-		t.Fatalf("agent pod: hostNetwork %v, %d containers, automount %v", pod.HostNetwork, len(pod.Containers), pod.AutomountServiceAccountToken)
+	managerSA := manager.Spec.Template.Spec.ServiceAccountName
+	// The agent's own identity, for its TokenReviews: not the manager's, not the default.
+	if !pod.HostNetwork || len(pod.Containers) != 1 || pod.ServiceAccountName == "" || pod.ServiceAccountName == managerSA ||
+		pod.ServiceAccountName == "default" || pod.AutomountServiceAccountToken == nil || !*pod.AutomountServiceAccountToken {
+		t.Fatalf("agent pod: hostNetwork %v, %d containers, service account %q (manager's %q), automount %v",
+			pod.HostNetwork, len(pod.Containers), pod.ServiceAccountName, managerSA, pod.AutomountServiceAccountToken)
+	}
+	if len(reviewRole.Rules) != 1 || !slices.Equal(reviewRole.Rules[0].APIGroups, []string{"authentication.k8s.io"}) ||
+		!slices.Equal(reviewRole.Rules[0].Resources, []string{"tokenreviews"}) || !slices.Equal(reviewRole.Rules[0].Verbs, []string{"create"}) ||
+		reviewBinding.RoleRef.Kind != "ClusterRole" || reviewBinding.RoleRef.Name != reviewRole.Name || len(reviewBinding.Subjects) != 1 ||
+		reviewBinding.Subjects[0].Name != pod.ServiceAccountName || reviewBinding.Subjects[0].Namespace != "bench" {
+		t.Errorf("TokenReview RBAC %+v bound by %+v: want create tokenreviews alone, for the agent's service account %s", reviewRole.Rules, reviewBinding, pod.ServiceAccountName)
 	}
 	c := pod.Containers[0]
 	sc := c.SecurityContext
@@ -62,8 +81,34 @@ func TestWireAgentRendering(t *testing.T) {
 		sc.Privileged != nil && *sc.Privileged || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
 		t.Errorf("agent container security %+v: want NET_RAW added, ALL dropped, no escalation, read-only root", sc)
 	}
-	if !slices.Equal(c.Command, []string{"/gauntlet", "wire-agent"}) || !slices.Contains(c.Args, "--listen=$(HOST_IP):9555") || c.Ports[0].ContainerPort != 9555 {
-		t.Errorf("agent command %v args %v ports %+v", c.Command, c.Args, c.Ports)
+	if !slices.Equal(c.Command, []string{"/gauntlet", "wire-agent"}) || !slices.Contains(c.Args, "--listen=$(HOST_IP):9555") || c.Ports[0].ContainerPort != 9555 ||
+		!slices.Contains(c.Args, "--caller=system:serviceaccount:bench:"+managerSA) ||
+		!slices.Contains(c.Args, "--tls-cert-file=/var/run/gauntlet-wire/tls.crt") || !slices.Contains(c.Args, "--tls-key-file=/var/run/gauntlet-wire/tls.key") {
+		t.Errorf("agent command %v args %v ports %+v: want the manager's service account the one caller, and the TLS pair", c.Command, c.Args, c.Ports)
+	}
+	if p := c.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Scheme != corev1.URISchemeHTTPS {
+		t.Errorf("agent readiness probe %+v: want HTTPS, the only scheme it serves", p)
+	}
+	// The agent mounts the serving pair, never the CA's key.
+	if len(pod.Volumes) != 1 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != "gauntlet-wire-agent-tls" ||
+		len(pod.Volumes[0].Secret.Items) != 2 || pod.Volumes[0].Secret.Items[0].Key != "tls.crt" || pod.Volumes[0].Secret.Items[1].Key != "tls.key" ||
+		len(c.VolumeMounts) != 1 || c.VolumeMounts[0].MountPath != "/var/run/gauntlet-wire" {
+		t.Errorf("agent volumes %+v mounts %+v: want tls.crt and tls.key of gauntlet-wire-agent-tls at /var/run/gauntlet-wire", pod.Volumes, c.VolumeMounts)
+	}
+	// The manager's token for the agents: projected, for their audience alone, expiring.
+	var projected *corev1.ServiceAccountTokenProjection
+	for _, v := range manager.Spec.Template.Spec.Volumes {
+		if v.Name == "wire-agent-token" && v.Projected != nil && len(v.Projected.Sources) == 1 {
+			projected = v.Projected.Sources[0].ServiceAccountToken
+		}
+	}
+	mc := manager.Spec.Template.Spec.Containers[0]
+	if projected == nil || projected.Audience != "gauntlet-wire-agent" || projected.ExpirationSeconds == nil || *projected.ExpirationSeconds > 3600 ||
+		projected.Path != "token" || !slices.ContainsFunc(mc.VolumeMounts, func(m corev1.VolumeMount) bool {
+		return m.Name == "wire-agent-token" && m.MountPath == "/var/run/secrets/gauntlet-wire" && m.ReadOnly
+	}) {
+		t.Errorf("manager volumes %+v mounts %+v: want a projected token for audience gauntlet-wire-agent, at most an hour, at /var/run/secrets/gauntlet-wire",
+			manager.Spec.Template.Spec.Volumes, mc.VolumeMounts)
 	}
 	// The agent listens on the node's own address, not on every host interface.
 	if len(c.Env) != 1 || c.Env[0].Name != "HOST_IP" || c.Env[0].ValueFrom == nil || c.Env[0].ValueFrom.FieldRef == nil ||
@@ -85,15 +130,16 @@ func TestWireAgentRendering(t *testing.T) {
 	}
 	for _, rule := range role.Rules {
 		if !slices.Equal(rule.Resources, []string{"secrets"}) || slices.Contains(rule.Verbs, "list") || slices.Contains(rule.Verbs, "watch") ||
-			slices.Contains(rule.Verbs, "get") && !slices.Equal(rule.ResourceNames, []string{"gauntlet-wire-agent-token"}) {
-			t.Errorf("token Role rule %+v: want get on the token Secret alone and create", rule)
+			(slices.Contains(rule.Verbs, "get") || slices.Contains(rule.Verbs, "update")) && !slices.Equal(rule.ResourceNames, []string{"gauntlet-wire-agent-tls"}) {
+			t.Errorf("TLS Role rule %+v: want get and update on the TLS Secret alone, and create", rule)
 		}
 	}
-	if len(role.Rules) != 2 || pod.Volumes[0].Secret == nil || pod.Volumes[0].Secret.SecretName != "gauntlet-wire-agent-token" {
-		t.Errorf("token Role %+v, agent volumes %+v", role.Rules, pod.Volumes)
+	if len(role.Rules) != 2 {
+		t.Errorf("TLS Role %+v", role.Rules)
 	}
 	args := managerArgs(t, objs)
-	for _, want := range []string{"--wire-agent-namespace=bench", "--wire-agent-port=9555", "--wire-agent-token-secret=gauntlet-wire-agent-token"} {
+	for _, want := range []string{"--wire-agent-namespace=bench", "--wire-agent-port=9555", "--wire-agent-tls-secret=gauntlet-wire-agent-tls",
+		"--wire-agent-token-file=/var/run/secrets/gauntlet-wire/token"} {
 		if !contains(args, want) {
 			t.Errorf("manager args %v lack %s", args, want)
 		}

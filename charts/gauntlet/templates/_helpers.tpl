@@ -36,8 +36,12 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: wire-agent
 {{- end -}}
 
-{{- define "gauntlet.wireAgentTokenSecret" -}}
-{{- printf "%s-wire-agent-token" (include "gauntlet.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- define "gauntlet.wireAgentTLSSecret" -}}
+{{- printf "%s-wire-agent-tls" (include "gauntlet.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "gauntlet.wireAgentServiceAccount" -}}
+{{- printf "%s-wire-agent" (include "gauntlet.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
 {{- define "gauntlet.serviceAccountName" -}}
@@ -119,7 +123,8 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --wire-agent-namespace={{ .Release.Namespace }}
 - --wire-agent-selector=app.kubernetes.io/name={{ include "gauntlet.name" . }},app.kubernetes.io/instance={{ .Release.Name }},app.kubernetes.io/component=wire-agent
 - --wire-agent-port={{ .Values.wireCapture.port }}
-- --wire-agent-token-secret={{ include "gauntlet.wireAgentTokenSecret" . }}
+- --wire-agent-tls-secret={{ include "gauntlet.wireAgentTLSSecret" . }}
+- --wire-agent-token-file=/var/run/secrets/gauntlet-wire/token
 {{- end }}
 {{- with .Values.timeouts }}
 {{- with .database }}
