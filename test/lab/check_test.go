@@ -4,6 +4,7 @@ package lab
 
 import (
 	"encoding/json"
+	stderrors "errors"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -79,7 +80,8 @@ func (l *lab) check(t *testing.T, promURL string) ([]checkLine, int) {
 	cmd := exec.Command(filepath.Join(l.root, "bin/gauntlet"), "check", "--prometheus-url", promURL, "-o", "json")
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(l.root, ".cache/lab/admin.kubeconfig"))
 	out, err := cmd.Output()
-	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+	var exit *exec.ExitError
+	if err != nil && !stderrors.As(err, &exit) {
 		t.Fatal(err)
 	}
 	var lines []checkLine
