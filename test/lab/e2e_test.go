@@ -76,9 +76,11 @@ func (l *lab) testHelmInstall(t *testing.T) {
 	if cols := l.printerColumns(t); !slices.Contains(cols, chart.dropped) {
 		t.Errorf("after helm upgrade to %s the BenchmarkRun CRD's columns are %v, without %s: the CRDs did not upgrade", chart.version, cols, chart.dropped)
 	}
-	status := l.command(t, helm, "status", "gauntlet", "--namespace", installNamespace, "-o", "json")
-	if !strings.Contains(status, `"version":"`+chart.version+`"`) {
-		t.Errorf("helm status after the upgrade by digest %s: want chart version %s\n%s", chart.digest, chart.version, tail(status, 20))
+	var releases []struct{ Name, Chart, Status string }
+	list := l.command(t, helm, "list", "--namespace", installNamespace, "-o", "json")
+	if err := json.Unmarshal([]byte(list), &releases); err != nil || len(releases) != 1 ||
+		releases[0].Chart != "gauntlet-"+chart.version || releases[0].Status != "deployed" {
+		t.Errorf("helm list after the upgrade by digest %s: %v, want gauntlet-%s deployed:\n%s", chart.digest, err, chart.version, list)
 	}
 	t.Logf("helm upgrade to %s and back to %s by digest: manager Ready in %s", previousChartVersion, chart.byDigest(chart.digest), time.Since(start).Round(time.Second))
 	deps, err := l.client.AppsV1().Deployments(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{})
