@@ -72,6 +72,7 @@ func (l *lab) testHelmInstall(t *testing.T) {
 	if cols := l.printerColumns(t); slices.Contains(cols, chart.dropped) {
 		t.Fatalf("after helm upgrade to the previous release the BenchmarkRun CRD still has column %s (%v): the CRDs did not change", chart.dropped, cols)
 	}
+	l.verifySigned(t, labRegistry+"/charts/gauntlet@"+chart.digest)
 	l.command(t, helm, append([]string{"upgrade", "gauntlet", chart.byDigest(chart.digest)}, values...)...)
 	if cols := l.printerColumns(t); !slices.Contains(cols, chart.dropped) {
 		t.Errorf("after helm upgrade to %s the BenchmarkRun CRD's columns are %v, without %s: the CRDs did not upgrade", chart.version, cols, chart.dropped)
@@ -92,6 +93,12 @@ func (l *lab) testHelmInstall(t *testing.T) {
 		t.Fatalf("after helm install: wire agents %+v (%v), want one ready on every node", agents, err)
 	}
 	l.checkPulledFromRegistry(t)
+	// The release's manager image too, by the digest containerd pulled.
+	pods, err := l.client.CoreV1().Pods(installNamespace).List(ctx(t, time.Minute), metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=manager"})
+	if err != nil || len(pods.Items) == 0 || len(pods.Items[0].Status.ContainerStatuses) == 0 {
+		t.Fatalf("the manager's pod: %v", err)
+	}
+	l.verifySigned(t, pods.Items[0].Status.ContainerStatuses[0].ImageID)
 }
 
 func available(d *appsv1.Deployment) bool {
