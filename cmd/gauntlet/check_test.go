@@ -171,33 +171,10 @@ spec:
 	}
 }
 
-// fakePrometheus3 answers as Prometheus 3.9 does with the remote-write receiver on and
-// native histograms stable (no feature flag), and with cAdvisor series present.
-func fakePrometheus3(t *testing.T) string {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/api/v1/status/buildinfo":
-			fmt.Fprint(w, `{"status":"success","data":{"version":"3.9.1","revision":"x","branch":"HEAD","goVersion":"go1.25"}}`)
-		case "/api/v1/status/flags":
-			fmt.Fprint(w, `{"status":"success","data":{"enable-feature":"","web.enable-remote-write-receiver":"true"}}`)
-		case "/api/v1/write":
-			// An empty body is no valid snappy block: refused as a bad request.
-			http.Error(w, "snappy: corrupt input", http.StatusBadRequest)
-		case "/api/v1/query":
-			fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"12"]}]}}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
-
 func TestCheckPrometheus3(t *testing.T) {
 	kc := fakeAPIServer(t, map[string]string{"k6.io/v1alpha1": "TestRun"}, map[string]string{"n1": "static"})
 	out, err := runCheck(t, "--kubeconfig", kc, "-f", filepath.Join(testenv.Root(), "config", "samples", "quickstart.yaml"),
-		"--prometheus-url", fakePrometheus3(t))
+		"--prometheus-url", testprom.Fake3(t))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

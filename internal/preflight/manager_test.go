@@ -2,9 +2,7 @@ package preflight
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,26 +20,8 @@ import (
 
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
+	"github.com/gauntlet-bench/gauntlet/internal/testprom"
 )
-
-// prometheus3 answers as a Prometheus 3.9 with what runs need: the remote-write receiver on
-// (an empty write is a bad request), native histograms stable, cAdvisor series present.
-func prometheus3(t *testing.T) string {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/api/v1/status/buildinfo":
-			fmt.Fprint(w, `{"status":"success","data":{"version":"3.9.1"}}`)
-		case "/api/v1/write":
-			http.Error(w, "snappy: corrupt input", http.StatusBadRequest)
-		case "/api/v1/query":
-			fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"12"]}]}}`)
-		default:
-			http.NotFound(w, r)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 // TestManagerPreflight starts a manager with the preflight as cmd/manager adds it, against
 // an API server without k6-operator's CRD: a PreflightFailed Event on the manager's Pod
@@ -59,7 +39,7 @@ func TestManagerPreflight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prom := prometheus3(t)
+	prom := testprom.Fake3(t)
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "gauntlet-7d9f-x2x", Namespace: "default", UID: "0b5c1c49-preflight"}}
 	gauge := opmetrics.NewPreflightGauge()
 	if err := mgr.Add(&Runner{
