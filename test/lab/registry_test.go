@@ -161,8 +161,8 @@ func (l *lab) checkPulledFromRegistry(t *testing.T) {
 func (l *lab) verifySigned(t *testing.T, refs ...string) {
 	t.Helper()
 	dir := t.TempDir()
-	env := append(os.Environ(), "HOME="+dir, "DOCKER_CONFIG="+dir, "COSIGN_PASSWORD=lab", "SIGN_PLAIN_HTTP=1",
-		"COSIGN="+strings.TrimSpace(l.command(t, "hack/tools.sh", "cosign")))
+	cosign := strings.TrimSpace(l.command(t, "hack/tools.sh", "cosign"))
+	env := append(os.Environ(), "HOME="+dir, "DOCKER_CONFIG="+dir, "COSIGN_PASSWORD=lab", "SIGN_PLAIN_HTTP=1", "COSIGN="+cosign)
 	run := func(name string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(name, args...)
@@ -173,7 +173,7 @@ func (l *lab) verifySigned(t *testing.T, refs ...string) {
 		}
 		return string(out)
 	}
-	run(strings.TrimSpace(l.command(t, "hack/tools.sh", "cosign")), "generate-key-pair")
+	run(cosign, "generate-key-pair")
 	sign := filepath.Join(l.root, "hack", "sign.sh")
 	for _, ref := range refs {
 		run(sign, "sign", ref, filepath.Join(dir, "cosign.key"))
