@@ -5,6 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -51,6 +52,37 @@ func CacheOptions(namespaces ...string) cache.Options {
 	}
 	return o
 }
+
+// WithoutNamespaces is o (a cluster-wide cache) leaving namespaces out: their objects are
+// neither cached nor reconciled, so a namespaced install of its own can serve them beside
+// this one (chart value excludedNamespaces). controller-runtime keeps the all-namespaces
+// informer off a namespace that has a setting of its own (a field selector
+// metadata.namespace!=...); the setting given is a label selector no object can match.
+func WithoutNamespaces(o cache.Options, namespaces ...string) cache.Options {
+	if len(namespaces) == 0 {
+		return o
+	}
+	o.DefaultNamespaces = map[string]cache.Config{cache.AllNamespaces: {}}
+	for _, ns := range namespaces {
+		o.DefaultNamespaces[ns] = cache.Config{LabelSelector: matchesNothing}
+	}
+	return o
+}
+
+// matchesNothing is a label selector no object matches (a label both present and absent):
+// labels.Nothing() would be sent to the API server as the empty selector, which is everything.
+var matchesNothing = func() labels.Selector {
+	const key = "gauntlet.dev/excluded-namespace"
+	has, err := labels.NewRequirement(key, selection.Exists, nil)
+	if err != nil {
+		panic(err)
+	}
+	hasNot, err := labels.NewRequirement(key, selection.DoesNotExist, nil)
+	if err != nil {
+		panic(err)
+	}
+	return labels.NewSelector().Add(*has, *hasNot)
+}()
 
 // stripForCache drops what no reader of the cache uses from every cached object.
 func stripForCache(in any) (any, error) {

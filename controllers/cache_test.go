@@ -260,3 +260,68 @@ func withLargeMetadata(run *benchv1.BenchmarkRun) {
 		run.Labels[fmt.Sprintf("l%05d.example.com/k", i)] = strings.Repeat("v", 63)
 	}
 }
+
+// A cluster-wide cache with excluded namespaces (a namespaced install serves them) holds
+// nothing of theirs, the operator's own Deployments included, and every other namespace's
+// objects as before; cluster-scoped kinds are still listed.
+func TestCacheLeavesExcludedNamespacesOut(t *testing.T) {
+	testenv.Long(t)
+	ctx := context.Background()
+	const served, excluded = "cache-served", "cache-excluded"
+	for _, ns := range []string{served, excluded} {
+		if err := env.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+		run := pingRun("cache-" + ns)
+		run.Namespace = ns
+		ours := deployment(ns, "ours", map[string]string{specs.LabelManagedBy: specs.ManagedBy})
+		for _, o := range []client.Object{run, ours} {
+			if err := env.Client.Create(ctx, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	opts := WithoutNamespaces(CacheOptions(), excluded)
+	opts.Scheme = scheme.Scheme
+	c, err := cache.New(env.Config, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = c.Start(cctx) }()
+	if !c.WaitForCacheSync(cctx) {
+		t.Fatal("cache did not sync")
+	}
+	runs := &benchv1.BenchmarkRunList{}
+	if err := c.List(ctx, runs); err != nil {
+		t.Fatal(err)
+	}
+	var inServed, inExcluded int
+	for _, r := range runs.Items {
+		switch r.Namespace {
+		case served:
+			inServed++
+		case excluded:
+			inExcluded++
+		}
+	}
+	if inServed != 1 || inExcluded != 0 {
+		t.Errorf("cached runs: %d in %s, %d in %s: want 1 and 0", inServed, served, inExcluded, excluded)
+	}
+	for ns, want := range map[string]int{served: 1, excluded: 0} {
+		deps := &appsv1.DeploymentList{}
+		if err := c.List(ctx, deps, client.InNamespace(ns)); err != nil {
+			t.Fatal(err)
+		}
+		if len(deps.Items) != want {
+			t.Errorf("cached Deployments in %s: %d, want %d", ns, len(deps.Items), want)
+		}
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: excluded, Name: "cache-" + excluded}, &benchv1.BenchmarkRun{}); err == nil {
+		t.Errorf("the excluded namespace's run read through the cache")
+	}
+	if err := c.List(ctx, &corev1.NodeList{}); err != nil {
+		t.Errorf("nodes (cluster-scoped) through the cache: %v", err)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -60,7 +61,7 @@ func main() {
 	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, insecureRegistries, nullImage string
 	var maxReconciles, maxVerifications, maxVerificationsPerNS, keepTestRuns, wirePort int
-	var wireSelector, wireSecret, wireTokenFile, wireNamespace, protected string
+	var wireSelector, wireSecret, wireTokenFile, wireNamespace, protected, excluded string
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
 	np := specs.DefaultNetworkPolicy()
@@ -81,6 +82,8 @@ func main() {
 	flag.IntVar(&keepTestRuns, "keep-finished-testruns", controllers.DefaultKeepTestRuns, "finished TestRuns (with their pods) each run keeps for debugging; older ones are deleted once read; 0 keeps none")
 	flag.StringVar(&protected, "protected-namespaces", strings.Join(controllers.DefaultProtectedNamespaces, ","),
 		"comma-separated namespaces whose BenchmarkRuns a cluster-wide install refuses (Accepted=False, reason ProtectedNamespace); the operator's own namespace is always among them")
+	flag.StringVar(&excluded, "excluded-namespaces", "",
+		"comma-separated namespaces a cluster-wide install neither watches nor reconciles, so that a namespaced install of their own can serve them; none by default")
 	flag.StringVar(&registries, "allowed-registries", "", "comma-separated registries (host or host/path) bring-your-own images must come from; empty allows any")
 	flag.StringVar(&insecureRegistries, "insecure-registries", "", "comma-separated registry hosts (host[:port]) a schedule's image-digest trigger may reach over plain HTTP; none by default")
 	flag.BoolVar(&networkPolicy, "network-policy", true, "give every run a NetworkPolicy that fences its targets in")
@@ -172,16 +175,26 @@ func main() {
 		os.Exit(1)
 	}
 
-	// A namespaced install serves the one namespace it was given: nothing is protected there.
+	// A namespaced install serves the one namespace it was given: nothing is protected or
+	// excluded there.
 	var protectedNamespaces []string
 	if watchNamespace == "" {
 		protectedNamespaces = append(splitList(protected), np.OperatorNamespace)
+	} else if excluded != "" {
+		log.Error(nil, "--excluded-namespaces is for a cluster-wide install; a namespaced one (--watch-namespace) serves only its namespace", "excluded-namespaces", excluded)
+		os.Exit(1)
+	}
+	for _, ns := range splitList(excluded) {
+		if errs := k8svalidation.IsDNS1123Label(ns); len(errs) > 0 {
+			log.Error(nil, "--excluded-namespaces: not a namespace name", "namespace", ns, "why", strings.Join(errs, "; "))
+			os.Exit(1)
+		}
 	}
 
 	mgr, err := ctrl.NewManager(ctrl.GetConfigOrDie(), ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 WithMetricsCert(MetricsOptions(metricsAddr, metricsSecure), metricsCertPath),
-		Cache:                   CacheOptions(watchNamespace),
+		Cache:                   CacheOptions(watchNamespace, splitList(excluded)),
 		HealthProbeBindAddress:  probeAddr,
 		LeaderElection:          leaderElect,
 		LeaderElectionID:        "gauntlet-manager.gauntlet.dev",
@@ -297,11 +310,11 @@ func WithMetricsCert(o metricsserver.Options, dir string) metricsserver.Options 
 }
 
 // CacheOptions restricts the manager's cache (and so its watches and the RBAC it needs)
-// to one namespace in a namespaced install, and to the objects the operator created
-// (controllers.CacheOptions).
-func CacheOptions(namespace string) cache.Options {
+// to one namespace in a namespaced install, or to every namespace but the excluded ones in
+// a cluster-wide install, and to the objects the operator created (controllers.CacheOptions).
+func CacheOptions(namespace string, excluded []string) cache.Options {
 	if namespace == "" {
-		return controllers.CacheOptions()
+		return controllers.WithoutNamespaces(controllers.CacheOptions(), excluded...)
 	}
 	return controllers.CacheOptions(namespace)
 }

@@ -102,7 +102,7 @@ func TestManagerFlagValues(t *testing.T) {
 			t.Errorf("default args %v lack %s", defaults, want)
 		}
 	}
-	for _, unset := range []string{"--watch-namespace", "--allowed-registries", "--keep-finished-testruns", "--prometheus-namespace"} {
+	for _, unset := range []string{"--watch-namespace", "--allowed-registries", "--keep-finished-testruns", "--prometheus-namespace", "--excluded-namespaces"} {
 		for _, a := range defaults {
 			if strings.HasPrefix(a, unset+"=") {
 				t.Errorf("default args carry %s: the manager's default must stand", a)
@@ -121,6 +121,24 @@ func TestManagerFlagValues(t *testing.T) {
 	}
 	if tail := args[len(args)-2:]; !slices.Equal(tail, []string{"--zap-devel=true", "--zap-stacktrace-level=panic"}) {
 		t.Errorf("manager args end %v, want extraArgs last", tail)
+	}
+}
+
+// TestExcludedNamespaces: a cluster-wide install passes its excluded namespaces to the
+// manager; with watchNamespace they are refused, naming both values; a name that is not a
+// namespace's is refused by the schema.
+func TestExcludedNamespaces(t *testing.T) {
+	args := managerArgs(t, render(t, "--set-json", `excludedNamespaces=["team-a","team-b"]`))
+	if !contains(args, "--excluded-namespaces=team-a,team-b") {
+		t.Errorf("manager args %v lack --excluded-namespaces=team-a,team-b", args)
+	}
+	_, err := helm(t, "template", "gauntlet", chartDir, "--set", "watchNamespace=team-a", "--set-json", `excludedNamespaces=["team-b"]`)
+	if err == nil || !strings.Contains(err.Error(), "excludedNamespaces is for a cluster-wide install: with watchNamespace") {
+		t.Errorf("excludedNamespaces with watchNamespace: %v", err)
+	}
+	_, err = helm(t, "template", "gauntlet", chartDir, "--set-json", `excludedNamespaces=["Team_A"]`)
+	if err == nil || !strings.Contains(err.Error(), "/excludedNamespaces/0") {
+		t.Errorf("excludedNamespaces [Team_A]: %v", err)
 	}
 }
 

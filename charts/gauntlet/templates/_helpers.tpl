@@ -162,6 +162,12 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 {{- if not (kindIs "invalid" .Values.protectedNamespaces) }}
 - --protected-namespaces={{ join "," .Values.protectedNamespaces }}
 {{- end }}
+{{- with .Values.excludedNamespaces }}
+{{- if $.Values.watchNamespace }}
+{{- fail "excludedNamespaces is for a cluster-wide install: with watchNamespace the manager serves that namespace only" }}
+{{- end }}
+- --excluded-namespaces={{ join "," . }}
+{{- end }}
 {{- with .Values.allowedRegistries }}
 - --allowed-registries={{ join "," . }}
 {{- end }}
