@@ -63,6 +63,8 @@ func (l *lab) testHelmInstall(t *testing.T) {
 		// The starter drill waits this out; a seed's pod queued behind a drill's for CPU gets
 		// a minute more than the manager's default before its trial fails.
 		"--set", "timeouts.unschedulable=" + drillUnschedulableTimeout.String(),
+		// A namespaced release of its own serves this namespace (testNamespacedInstall).
+		"--set-json", `excludedNamespaces=["` + teamNamespace + `"]`,
 		"--wait", "--timeout", "5m"}
 	start := time.Now()
 	if cols := l.printerColumns(t); !slices.Contains(cols, chart.dropped) {

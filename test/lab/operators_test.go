@@ -52,7 +52,7 @@ func (l *lab) fullTier(t *testing.T) {
 	t.Run("gauntlet check on the lab", l.testCheck)
 	// Three lanes (go test -parallel 3), each a sequence, balanced by their measured times
 	// (docs/lab.md): the seeds, then two short drills; the schedule demo, then a drill that
-	// mostly waits; three drills, the same-run pair and GitOps. The drills' runs load
+	// mostly waits and the namespaced install; three drills, the same-run pair and GitOps. The drills' runs load
 	// nothing a seed's figures are judged on (no node pool in common, 50m targets), and one
 	// lane of seeds beside two of drills fits the node's CPU requests.
 	t.Run("seeds and failure drills", func(t *testing.T) {
@@ -66,7 +66,7 @@ func (l *lab) fullTier(t *testing.T) {
 			t.Run("drill: a run deleted", l.testDeleteMidTrial)
 			t.Run("drill: a runner killed", l.testRunnerKilled)
 		})
-		t.Run("a schedule's change point, a node pool that matches no node", func(t *testing.T) {
+		t.Run("a schedule's change point, a node pool that matches no node, a namespaced install", func(t *testing.T) {
 			t.Parallel()
 			t.Run("a schedule's change point", l.testScheduleChangePoint)
 			t.Run("drill: a node pool that matches no node", func(t *testing.T) {
@@ -74,6 +74,7 @@ func (l *lab) fullTier(t *testing.T) {
 					"  nodePools: [{name: nowhere, nodeSelector: {gauntlet.dev/pool: nowhere}}]\n",
 					"Unschedulable", "node affinity/selector")
 			})
+			t.Run("a namespaced install beside the cluster-wide one", l.testNamespacedInstall)
 		})
 		// The pair (two targets and a runner) after seed 001, whose runners would otherwise
 		// wait for the node's CPU requests.
