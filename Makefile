@@ -65,7 +65,7 @@ lint: ## gofmt, go vet, golangci-lint (.golangci.yml), the modes' imports (hack/
 	shellcheck $$(git ls-files '*.sh') .ci/run
 	go run ./hack/linkcheck
 
-deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest, helm, kubeconform, cosign, linters.
+deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envtest, helm, kubeconform, linters (cosign on first use).
 	hack/local-user.sh  # the unprivileged user targets run as when tests run as root
 	# At once (hack/parallel.sh): from an empty Go cache these builds are most of deps, and one's
 	# downloads and links overlap another's compiles. postgresql-15 ships pg_stat_statements
@@ -73,16 +73,16 @@ deps: ## Install what the tests run: PostgreSQL, PgBouncer, Prometheus, k6, envt
 	# and kubeconform's schemas generated from the envtest kube-apiserver (which it builds).
 	# helm after kube-apiserver: it takes 77% of its sources from what that compiled, which
 	# two builds at once would each compile. Every target installed (npm, pip, its build) as
-	# the local tier would on first use. golangci-lint (lint's) builds beside them, at its own pins;
-	# so does cosign (test/release signs and verifies the chart with it).
+	# the local tier would on first use. golangci-lint (lint's) builds beside them, at its own pins.
+	# cosign (test/release and the lab sign with it) builds on first use, or in make test's
+	# background prebuild (hack/lab/prebuild.sh), off this critical path.
 	hack/parallel.sh \
 	  'hack/targets/install-all.sh >/dev/null' \
 	  'hack/apt.sh postgresql-15 pgbouncer tcpdump shellcheck && hack/prometheus.sh >/dev/null' \
 	  'hack/k6.sh >/dev/null' \
 	  'hack/tools.sh golangci-lint >/dev/null' \
 	  'hack/kube-schemas.sh >/dev/null && hack/tools.sh helm >/dev/null' \
-	  'hack/tools.sh kubeconform >/dev/null && hack/grafana-schema.sh >/dev/null' \
-	  'hack/tools.sh cosign >/dev/null'
+	  'hack/tools.sh kubeconform >/dev/null && hack/grafana-schema.sh >/dev/null'
 
 # make -n runs the tiers' recipes with -n (the + prefix), which print their steps instead.
 DRY = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),-n)

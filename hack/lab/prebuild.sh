@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test: what the lab tier needs (its Debian packages, the kubelet and its companions, the
-# operators) builds in the background at idle priority from make test's first step, beside
+# operators; then cosign, which it and test/release sign with) builds in the background at idle priority from make test's first step, beside
 # deps, the envtest tier and the local tier; then, while the lab tier runs, Flux (only its
 # GitOps subtest needs it) and, with `argocd`, the Argo CD module's test (make test runs it
 # last). Packages named after `argocd` are compiled as tests (not run) between the two: make
@@ -57,6 +57,9 @@ start)
     "$1/hack/lab/packages.sh" && "$1/hack/lab/binaries.sh" lab
     status=$?
     echo "${status} $(date +%s)" > "$2/lab-status"
+    # cosign: test/release and the lab tier sign with it, after the local tier. A caller
+    # that comes first builds it itself (hack/tools.sh installs atomically).
+    "$1/hack/tools.sh" cosign > /dev/null || true
     if [[ ${status} == 0 && $# -gt 3 ]]; then
       # -exec true: compiled and linked, not run; the Go cache keeps what was compiled. A
       # compile error is the tier'"'"'s to report, in full, when it runs.
