@@ -186,7 +186,7 @@ func ReadFailed(run *benchv1.BenchmarkRun, t *benchv1.Trial, err error, now time
 // counted beyond what the target's wire carried were written by someone else, and fail the
 // trial rather than enter a row.
 func Record(run *benchv1.BenchmarkRun, t *benchv1.Trial, m benchv1.Measurement, notes []string, notify Notify) Next {
-	if why := results.SeriesBeyondWire(m); why != "" {
+	if why := results.SeriesBeyondWire(m, plan.InFlight(&run.Spec, plan.FromStatus(t))); why != "" {
 		return FailTrial(run, t, Failure{benchv1.ReasonSeriesBeyondWire, why}, notify)
 	}
 	var kept []string

@@ -35,6 +35,20 @@ func K6Plan(spec *benchv1.BenchmarkRunSpec, t Trial, baseURL string, tags worklo
 		Warmup:    warmup, Measure: measure, RequestTimeout: l.RequestTimeout.Std(), Tags: tags})
 }
 
+// InFlight is the most requests the trial's k6 can have in flight at once: one per virtual
+// user (an iteration's requests go one after another), the load point's VUs in the closed
+// model, maxVUs (or the size k6Plan gives it) in the open one.
+func InFlight(spec *benchv1.BenchmarkRunSpec, t Trial) int64 {
+	if spec.Load.Model == benchv1.LoadModelClosed {
+		return int64(t.LoadPoint)
+	}
+	if spec.Load.MaxVUs != nil {
+		return int64(*spec.Load.MaxVUs)
+	}
+	_, mx := workload.DefaultVUs(int(t.LoadPoint))
+	return int64(mx)
+}
+
 // FromStatus is the plan trial a status entry records.
 func FromStatus(t *benchv1.Trial) Trial {
 	return Trial{Index: t.Index, Name: t.Name, Target: t.Target, Scenario: t.Scenario, LoadPoint: t.LoadPoint, Repetition: t.Repetition,

@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/utils/ptr"
+
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
 var presets = map[string][]string{
@@ -143,5 +146,28 @@ func TestTrialNamesAreDistinct(t *testing.T) {
 	}
 	if got := TrialName("go-fast", "ping", 100, 1); got != "go-fast.ping.100.r1" {
 		t.Errorf("TrialName = %q", got)
+	}
+}
+
+// InFlight is one request per virtual user k6Plan gives the trial: the closed model's load
+// point, maxVUs, or the default size for the rate.
+func TestInFlightIsTheTrialsVirtualUsers(t *testing.T) {
+	s := spec()
+	s.Load.Duration = "10s"
+	tr := Trial{Target: "go", Scenario: "ping", LoadPoint: 200}
+	plan, err := K6Plan(s, tr, "http://t:8080", workload.Tags{TestID: "t", Target: "go", Scenario: "ping", LoadPoint: "200", Repetition: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := InFlight(s, tr); got != int64(plan.MaxVUs) || got == 0 {
+		t.Errorf("open model, default VUs: %d, k6 plan maxVUs %d", got, plan.MaxVUs)
+	}
+	s.Load.MaxVUs = ptr.To[int32](7)
+	if got := InFlight(s, tr); got != 7 {
+		t.Errorf("maxVUs 7: %d", got)
+	}
+	s.Load.Model, s.Load.MaxVUs = benchv1.LoadModelClosed, nil
+	if got := InFlight(s, Trial{LoadPoint: 12}); got != 12 {
+		t.Errorf("closed model at 12 VUs: %d", got)
 	}
 }

@@ -62,15 +62,18 @@ func WireComplete(m benchv1.Measurement) bool {
 //   - failed: every error response on the wire (a status k6 counts as failed) and every
 //     unanswered request (a timeout, a reset) is a failure k6 counted, so the series may
 //     count no fewer failed requests. The exception is a request k6 never counted at all:
-//     one in flight as k6 stopped, unanswered on the wire (WireComplete). Only the wire's
-//     requests beyond k6's count, and no more than the unanswered, are excused as such. A
-//     refused connection (k6's failure, never on the wire) shrinks that surplus by one and
-//     adds one to k6's failures, so an honest run still passes with nothing to spare.
+//     one in flight as k6 stopped, unanswered on the wire or answered with an error while
+//     k6 was already gone. Only the wire's requests beyond k6's count are excused as such,
+//     and no more than inFlight, the most requests the trial's k6 could have in flight at
+//     once (plan.InFlight: one per virtual user), so a forged series hides at most that
+//     many failures. A refused connection (k6's failure, never on the wire) shrinks that
+//     surplus by one and adds one to k6's failures, so an honest run still passes with
+//     nothing to spare.
 //
 // A surplus of answered requests or a shortfall of failures was written to Prometheus by
 // someone else under the trial's labels (its receiver admits any writer): a forged series
 // with fewer errors would show the target better than it is.
-func SeriesBeyondWire(m benchv1.Measurement) string {
+func SeriesBeyondWire(m benchv1.Measurement, inFlight int64) string {
 	w := m.Wire
 	if w == nil || w.DroppedPackets != 0 {
 		return ""
@@ -81,11 +84,11 @@ func SeriesBeyondWire(m benchv1.Measurement) string {
 		return fmt.Sprintf("k6's series in Prometheus count %d answered requests, the target's wire carried %d with no packet dropped (%d more)"+tail,
 			answered, seen, answered-seen)
 	}
-	abandoned := min(max(w.Requests-m.Requests, 0), w.Unanswered)
+	abandoned := min(max(w.Requests-m.Requests, 0), w.Unanswered+w.ErrorResponses, max(inFlight, 0))
 	if failed := w.ErrorResponses + w.Unanswered - abandoned; m.Errors < failed {
 		return fmt.Sprintf("k6's series in Prometheus count %d failed requests, the target's wire saw %d error responses and %d unanswered requests "+
-			"(%d of them in flight as k6 stopped) with no packet dropped: at least %d failed (%d more)"+tail,
-			m.Errors, w.ErrorResponses, w.Unanswered, abandoned, failed, failed-m.Errors)
+			"(%d of them in flight as k6 stopped, of at most %d) with no packet dropped: at least %d failed (%d more)"+tail,
+			m.Errors, w.ErrorResponses, w.Unanswered, abandoned, inFlight, failed, failed-m.Errors)
 	}
 	return ""
 }

@@ -260,11 +260,16 @@ func TestSeriesBeyondWire(t *testing.T) {
 		{"abandoned at the window's end, no error", benchv1.Measurement{Requests: 995, Wire: errs(1000, 5, 0)}, false},
 		{"abandoned at the window's end beside error responses", benchv1.Measurement{Requests: 995, Errors: 300, Wire: errs(1000, 5, 300)}, false},
 		{"abandoned beside refused connections", benchv1.Measurement{Requests: 1005, Errors: 10, Wire: errs(1000, 5, 0)}, false},
-		// Only an unanswered request can have been abandoned: answered ones left out of the
-		// series, with their errors, are not excused as abandoned.
-		{"more left out than were unanswered", benchv1.Measurement{Requests: 695, Wire: errs(1000, 5, 300)}, true},
+		// One in flight as k6 stopped, answered with an error after k6 had gone: in none of
+		// k6's counts, an error response on the wire.
+		{"an error response to a request k6 abandoned", benchv1.Measurement{Requests: 999, Errors: 299, Wire: errs(1000, 0, 300)}, false},
+		{"abandoned requests answered and unanswered", benchv1.Measurement{Requests: 990, Errors: 295, Wire: errs(1000, 5, 300)}, false},
+		// No more can have been in flight than k6's virtual users (20 here): failures left
+		// out of the series beyond that are not excused.
+		{"more left out than k6 had in flight", benchv1.Measurement{Requests: 695, Wire: errs(1000, 5, 300)}, true},
+		{"more unanswered left out than k6 had in flight", benchv1.Measurement{Requests: 970, Wire: errs(1000, 30, 0)}, true},
 	} {
-		why := SeriesBeyondWire(c.m)
+		why := SeriesBeyondWire(c.m, 20)
 		if (why != "") != c.forged {
 			t.Errorf("%s: %q, want forged %v", c.name, why, c.forged)
 		}
