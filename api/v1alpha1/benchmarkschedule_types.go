@@ -241,8 +241,9 @@ type BenchmarkScheduleStatus struct {
 	// +kubebuilder:validation:MaxItems=110
 	Runs []ScheduledRun `json:"runs,omitempty"`
 
-	// HistoryRuns is how many runs the history ConfigMap (<schedule>-history) holds the
-	// figures of: the series change points are found in.
+	// HistoryRuns is how many runs the history holds the figures of (the ConfigMap
+	// <schedule>-history, or the history database within its retention), as of the last
+	// analysis: the series change points are found in.
 	// +optional
 	HistoryRuns int32 `json:"historyRuns,omitempty"`
 

@@ -61,7 +61,9 @@ func main() {
 	var metricsCertPath string
 	var promURL, targetsDir, k6Image, k6StarterImage, remoteWrite, postgresImage, watchNamespace, registries, insecureRegistries, nullImage string
 	var maxReconciles, maxVerifications, maxVerificationsPerNS, keepTestRuns, wirePort int
-	var wireSelector, wireSecret, wireTokenFile, wireNamespace, protected, excluded string
+	var wireSelector, wireSecret, wireTokenFile, wireNamespace, protected, excluded, historyURLFile string
+	var historyRetention time.Duration
+	var analysisWorkers int
 	var timeouts controllers.Timeouts
 	images := imageFlag{}
 	np := specs.DefaultNetworkPolicy()
@@ -115,6 +117,10 @@ func main() {
 	flag.StringVar(&wireTokenFile, "wire-agent-token-file", "/var/run/secrets/gauntlet-wire/token", "the manager's projected service-account token for audience "+wireagent.Audience+", presented to the wire agents and re-read on each call")
 	flag.DurationVar(&preflightInterval, "preflight-interval", preflight.DefaultInterval,
 		"how often the manager checks what runs need (k6-operator's CRD, the Prometheus); it reports on its own Pod's Events, the gauntlet_preflight_ok gauge and its log, never on its readiness")
+	flag.StringVar(&historyURLFile, "history-database-url-file", "",
+		"file holding a PostgreSQL URL (the chart mounts CloudNativePG's <release>-history-app Secret, key uri): BenchmarkSchedule histories are kept there, every row of every run, instead of in <schedule>-history ConfigMaps; read again when connecting, so a rotated password is used. Empty: ConfigMaps")
+	flag.DurationVar(&historyRetention, "history-retention", schedule.DefaultHistoryRetention, "how long the history database keeps a run, by its scheduled time; older runs are deleted after each append")
+	flag.IntVar(&analysisWorkers, "history-analysis-workers", 1, "BenchmarkSchedule change-point analyses run at once, off the reconcile workers")
 	flag.Var(images, "image", "preset=image override, repeatable (for example a private registry's copy)")
 	opts := zap.Options{}
 	opts.BindFlags(flag.CommandLine)
@@ -237,10 +243,20 @@ func main() {
 	// Each schedule's change points and newest figures, beside the runs' metrics.
 	scheduleMetrics := opmetrics.NewScheduleStore()
 	crmetrics.Registry.MustRegister(scheduleMetrics)
+	historyDB, err := historyDatabase(historyURLFile, historyRetention)
+	if err != nil {
+		log.Error(err, "bad --history-database-url-file or --history-retention")
+		os.Exit(1)
+	}
+	if analysisWorkers < 1 {
+		log.Error(nil, "--history-analysis-workers must be at least 1", "value", analysisWorkers)
+		os.Exit(1)
+	}
 	if err := (&schedule.BenchmarkScheduleReconciler{Client: mgr.GetClient(), Recorder: mgr.GetEventRecorder("gauntlet"),
 		APIReader: mgr.GetAPIReader(), Images: cfg.Images, Metrics: scheduleMetrics,
 		AllowedRegistries: cfg.AllowedRegistries, InsecureRegistries: splitList(insecureRegistries),
-		ProtectedNamespaces: protectedNamespaces}).SetupWithManager(mgr); err != nil {
+		ProtectedNamespaces: protectedNamespaces, Database: historyDB,
+		Analyzer: &schedule.Analyzer{Workers: analysisWorkers}}).SetupWithManager(mgr); err != nil {
 		log.Error(err, "unable to set up the BenchmarkSchedule controller")
 		os.Exit(1)
 	}

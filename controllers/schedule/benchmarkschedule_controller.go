@@ -4,17 +4,23 @@ package schedule
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/robfig/cron/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/opmetrics"
 )
 
@@ -57,8 +63,15 @@ type BenchmarkScheduleReconciler struct {
 	// ProtectedNamespaces get no runs (the BenchmarkRun controller's list, empty in a
 	// namespaced install): a schedule there is refused.
 	ProtectedNamespaces []string
+	// Database, when set, keeps the histories in PostgreSQL instead of ConfigMaps.
+	Database *HistoryDatabase
+	// Analyzer, when set, runs the change-point analyses off the reconcile workers
+	// (SetupWithManager adds it to the manager); nil analyses within the pass.
+	Analyzer *Analyzer
 
 	skipNameValidation bool
+	backoffOnce        sync.Once
+	retries            workqueue.TypedRateLimiter[types.NamespacedName]
 }
 
 // scope is what the phases of one pass share. Phases record into schedule.Status and the
@@ -69,7 +82,9 @@ type scope struct {
 	now      time.Time
 	cron     cron.Schedule
 	runs     []*benchv1.BenchmarkRun // the schedule's runs, oldest scheduled first
-	history  []historyRun            // the history ConfigMap's runs, oldest first
+	latest   []history.Row           // the newest history run's rows (the figure gauges)
+	keep     []string                // succeeded runs whose figures are not stored: not pruned
+	retry    time.Duration           // ask again this soon (the history database was down)
 
 	due       time.Time // the latest scheduled time in (last, now] to run; zero when none
 	waiting   time.Time // due, held back by a run in progress until its starting deadline
@@ -110,6 +125,9 @@ func (r *BenchmarkScheduleReconciler) Reconcile(ctx context.Context, req ctrl.Re
 	if err := r.Get(ctx, req.NamespacedName, s); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.Metrics.Forget(req.NamespacedName)
+			if r.Analyzer != nil {
+				r.Analyzer.forget(req.NamespacedName)
+			}
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -144,7 +162,7 @@ func (r *BenchmarkScheduleReconciler) writeStatus(ctx context.Context, sc *scope
 		return err
 	}
 	if patchErr == nil && !sc.stop {
-		r.Metrics.Observe(s, latestRows(sc.history)) // the exported series follow the written status
+		r.Metrics.Observe(s, sc.latest) // the exported series follow the written status
 	}
 	return patchErr
 }
@@ -165,7 +183,15 @@ func (r *BenchmarkScheduleReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	if r.APIReader == nil {
 		r.APIReader = mgr.GetAPIReader()
 	}
-	return ctrl.NewControllerManagedBy(mgr).For(&benchv1.BenchmarkSchedule{}).Owns(&benchv1.BenchmarkRun{}).
+	b := ctrl.NewControllerManagedBy(mgr).For(&benchv1.BenchmarkSchedule{}).Owns(&benchv1.BenchmarkRun{})
+	if r.Analyzer != nil {
+		if err := mgr.Add(r.Analyzer); err != nil {
+			return err
+		}
+		// A finished analysis wakes its schedule, whose next pass writes it.
+		b = b.WatchesRawSource(source.Channel(r.Analyzer.Events(), &handler.EnqueueRequestForObject{}))
+	}
+	return b.
 		// Several workers: one schedule's slow pass (a registry up to RegistryTimeout, an
 		// analysis) does not hold the others back; one schedule is never reconciled twice at once.
 		WithOptions(controller.Options{SkipNameValidation: &r.skipNameValidation, MaxConcurrentReconciles: 4}).

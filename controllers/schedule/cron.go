@@ -76,6 +76,12 @@ func startingDeadline(s *benchv1.BenchmarkSchedule) *time.Duration {
 // suspended schedule, or one with no next time, waits for a change.
 func (r *BenchmarkScheduleReconciler) requeue(_ context.Context, sc *scope) error {
 	s, st := sc.schedule, &sc.schedule.Status
+	defer func() {
+		// The history database's retry, sooner than the next time.
+		if sc.retry > 0 && (sc.result.RequeueAfter == 0 || sc.retry < sc.result.RequeueAfter) {
+			sc.result = ctrl.Result{RequeueAfter: sc.retry}
+		}
+	}()
 	next := sc.cron.Next(sc.now)
 	if s.Spec.Suspend || next.IsZero() {
 		return nil

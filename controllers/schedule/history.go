@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
-	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
 	"github.com/gauntlet-bench/gauntlet/internal/compare"
 	"github.com/gauntlet-bench/gauntlet/internal/history"
 	"github.com/gauntlet-bench/gauntlet/internal/units"
@@ -68,9 +67,11 @@ func HistoryConfigMap(schedule string) string { return schedule + "-history" }
 // recordHistory copies the succeeded runs' figures into the history before prune may delete
 // the runs, and finds the change points again only when the history changed (the analysis
 // costs permutations × runs² per series); a new one is an event. Regressing follows them.
+// With an Analyzer the analysis runs off the worker: this pass hands it over, and a later
+// pass (the analyzer wakes it) writes what it found.
 func (r *BenchmarkScheduleReconciler) recordHistory(ctx context.Context, sc *scope) error {
 	s, st := sc.schedule, &sc.schedule.Status
-	hist, changed, err := r.record(ctx, s, sc.runs)
+	rec, err := r.store().record(ctx, s, sc.runs, sc)
 	if errors.Is(err, errNotOwned) {
 		// Someone else's ConfigMap: neither overwritten nor read; the runs go on.
 		msg := fmt.Sprintf("ConfigMap %s exists and is not controlled by this schedule: no history is kept until it is removed", HistoryConfigMap(s.Name))
@@ -79,25 +80,64 @@ func (r *BenchmarkScheduleReconciler) recordHistory(ctx context.Context, sc *sco
 			Reason: ReasonHistoryNotOwned, Message: msg, ObservedGeneration: s.Generation})
 		return nil
 	}
+	if err != nil && r.Database != nil {
+		r.databaseDown(sc, err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("history ConfigMap: %w", err)
 	}
-	sc.history = hist
+	sc.latest = rec.latest
 	// A spec change (triage) is judged at once; otherwise the analysis runs again only when
-	// the history changed.
-	if changed || int(st.HistoryRuns) != len(hist) || s.Generation != st.ObservedGeneration {
-		rep, err := history.Analyze(toRuns(hist), history.Options{Detect: changepoint.Options{MinMagnitude: history.DefaultMinMagnitude},
-			Floor: triageFloor(s.Spec.Triage, hist)})
-		if err != nil {
-			return fmt.Errorf("change points: %w", err)
+	// the history changed (or, from the ConfigMap, someone else changed it).
+	due := rec.changed || rec.fresh || s.Generation != st.ObservedGeneration
+	stale := rec.held != nil && int(st.HistoryRuns) != len(rec.held)
+	if r.Analyzer == nil {
+		if due || stale {
+			h, err := rec.load(ctx)
+			if err != nil {
+				r.databaseDown(sc, err)
+				return nil
+			}
+			rep, err := analyzeHistory(h, s.Spec.Triage)
+			if err != nil {
+				return fmt.Errorf("change points: %w", err)
+			}
+			r.apply(sc, h, rep)
 		}
-		cps := changePoints(rep, hist, st.ChangePoints, sc.now)
-		r.announce(s, cps)
-		st.ChangePoints, st.HistoryRuns = cps, int32(len(hist))
-		st.Alerts = r.updateAlerts(s, hist, rep, sc.now)
+		r.recovered(sc)
+		setRegressing(s)
+		return nil
 	}
+	key := client.ObjectKeyFromObject(s)
+	if res, ok := r.Analyzer.take(key); ok {
+		switch {
+		case res.loadErr != nil:
+			// Read again after the backoff, not at once.
+			r.databaseDown(sc, res.loadErr)
+			return nil
+		case res.err != nil:
+			return res.err
+		}
+		r.apply(sc, res.history, res.report)
+	}
+	if due || (stale && !r.Analyzer.pending(key)) {
+		r.Analyzer.request(key, analysisRequest{load: rec.load, triage: slices.Clone(s.Spec.Triage),
+			schedule: &benchv1.BenchmarkSchedule{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}})
+	}
+	r.recovered(sc)
 	setRegressing(s)
 	return nil
+}
+
+// apply writes an analysis of history h into the status: the change points (a new one is
+// an event), the alerts, the history's size.
+func (r *BenchmarkScheduleReconciler) apply(sc *scope, h []historyRun, rep *history.Report) {
+	s, st := sc.schedule, &sc.schedule.Status
+	cps := changePoints(rep, h, st.ChangePoints, sc.now)
+	r.announce(s, cps)
+	st.ChangePoints, st.HistoryRuns = cps, int32(len(h))
+	st.Alerts = r.updateAlerts(s, h, rep, sc.now)
 }
 
 func toRuns(h []historyRun) []history.Run {

@@ -80,6 +80,8 @@ func accepted(s *benchv1.BenchmarkSchedule, runs []*benchv1.BenchmarkRun) map[st
 func (r *BenchmarkScheduleReconciler) prune(ctx context.Context, sc *scope) error {
 	s := sc.schedule
 	old := pruneRuns(sc.runs, s.Status.LastGoodRun, historyLimit(s.Spec.SuccessfulRunsHistoryLimit, 5), historyLimit(s.Spec.FailedRunsHistoryLimit, 2))
+	// A run whose figures the history database lacks (it was down) waits for them.
+	old = slices.DeleteFunc(old, func(run *benchv1.BenchmarkRun) bool { return slices.Contains(sc.keep, run.Name) })
 	for _, run := range old {
 		if err := r.Delete(ctx, run); client.IgnoreNotFound(err) != nil {
 			return err

@@ -22,6 +22,11 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("history store: dsn: %w", err)
 	}
+	return open(ctx, cfg)
+}
+
+// open connects the pool and migrates the schema.
+func open(ctx context.Context, cfg *pgxpool.Config) (*Store, error) {
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("history store: %w", err)

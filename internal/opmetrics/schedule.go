@@ -52,7 +52,7 @@ var (
 	descAlert = prometheus.NewDesc(MetricScheduleAlert,
 		"An alert of the schedule (status.alerts: a confirmed step to a worse level, not triaged nor undone): its after/before - 1.", alertLabels, nil)
 	descHistoryRuns = prometheus.NewDesc(MetricScheduleHistoryRuns,
-		"Runs in the schedule's history ConfigMap.", scheduleLabels, nil)
+		"Runs in the schedule's history (status.historyRuns): its ConfigMap, or the history database within the retention.", scheduleLabels, nil)
 	descMissed = prometheus.NewDesc(MetricScheduleMissed,
 		"Scheduled times the schedule skipped for starting later than spec.startingDeadlineSeconds after them (status.missedScheduleTimes).", scheduleLabels, nil)
 )

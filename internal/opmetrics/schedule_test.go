@@ -37,7 +37,7 @@ gauntlet_schedule_change_point_recent{direction="Slower",figure="p50",load_point
 # TYPE gauntlet_schedule_figure gauge
 gauntlet_schedule_figure{figure="capacity",load_point="200",namespace="bench",scenario="ping",schedule="nightly",target="go"} 1200
 gauntlet_schedule_figure{figure="p50",load_point="200",namespace="bench",scenario="ping",schedule="nightly",target="go"} 0.0006
-# HELP gauntlet_schedule_history_runs Runs in the schedule's history ConfigMap.
+# HELP gauntlet_schedule_history_runs Runs in the schedule's history (status.historyRuns): its ConfigMap, or the history database within the retention.
 # TYPE gauntlet_schedule_history_runs gauge
 gauntlet_schedule_history_runs{namespace="bench",schedule="nightly"} 9
 # HELP gauntlet_schedule_missed_runs_total Scheduled times the schedule skipped for starting later than spec.startingDeadlineSeconds after them (status.missedScheduleTimes).

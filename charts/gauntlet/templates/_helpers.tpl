@@ -44,6 +44,10 @@ app.kubernetes.io/component: wire-agent
 {{- printf "%s-wire-agent" (include "gauntlet.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{- define "gauntlet.historyDatabase" -}}
+{{- printf "%s-history" (include "gauntlet.fullname" .) | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+
 {{- define "gauntlet.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "gauntlet.fullname" .) .Values.serviceAccount.name -}}
@@ -119,6 +123,10 @@ cmd/manager defines; test/chart starts the manager built from the tree with exac
 - --null-responder-image={{ .Values.generatorFloor.image | default (include "gauntlet.image" .) }}
 {{- end }}
 - --targets-dir=/targets
+{{- if .Values.history.database.enabled }}
+- --history-database-url-file=/etc/gauntlet/history-database/uri
+- --history-retention={{ mul .Values.history.retentionDays 24 }}h
+{{- end }}
 {{- if .Values.wireCapture.enabled }}
 - --wire-agent-namespace={{ .Release.Namespace }}
 - --wire-agent-selector=app.kubernetes.io/name={{ include "gauntlet.name" . }},app.kubernetes.io/instance={{ .Release.Name }},app.kubernetes.io/component=wire-agent
