@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,7 @@ spec:
 	if int(s.Status.HistoryRuns) <= len(s.Status.Runs) {
 		t.Errorf("the history holds %d runs and %d runs remain: the history limits kept them all, so the store proves nothing", s.Status.HistoryRuns, len(s.Status.Runs))
 	}
+	l.checkHistoryInDatabase(t, ns, name, s.Status.HistoryRuns)
 	// The schedule history dashboard (figures over the runs, change points as annotations)
 	// has data for this schedule's row, from the manager's metrics as the lab scrapes them.
 	time.Sleep(11 * time.Second) // range queries step every 5 s: let the scrape cover two steps
@@ -188,4 +190,20 @@ func atRun(s *benchv1.BenchmarkSchedule, run string) *benchv1.ScheduleChangePoin
 		}
 	}
 	return nil
+}
+
+// checkHistoryInDatabase: the chart's history database (hack/lab/chart-values.yaml) holds the
+// schedule's runs, as many as its status counts, and no history ConfigMap was written.
+func (l *lab) checkHistoryInDatabase(t *testing.T, ns, name string, runs int32) {
+	t.Helper()
+	query := fmt.Sprintf("SELECT count(*) FROM history.runs WHERE namespace = '%s' AND schedule = '%s'", ns, name)
+	out := strings.TrimSpace(l.command(t, l.kubectl(), "exec", "-n", installNamespace, "gauntlet-history-1", "-c", "postgres", "--",
+		"psql", "-d", "gauntlet_history", "-Atc", query))
+	if out != strconv.Itoa(int(runs)) {
+		t.Errorf("runs of %s/%s in the history database: %q, status.historyRuns %d", ns, name, out, runs)
+	}
+	if _, err := l.client.CoreV1().ConfigMaps(ns).Get(ctx(t, time.Minute), name+"-history", metav1.GetOptions{}); err == nil {
+		t.Errorf("ConfigMap %s-history exists: the history went to the ConfigMap store, not the database", name)
+	}
+	t.Logf("the history database holds %s runs of %s/%s", out, ns, name)
 }
