@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
 	"github.com/gauntlet-bench/gauntlet/internal/history"
 )
@@ -19,7 +21,7 @@ import (
 const yearQuery = `SELECT r.scheduled_at AS "time", f.value_milli / 1000.0 AS "p99 µs"
 FROM history.runs r
 JOIN history.figures f ON f.run_id = r.id
-WHERE r.namespace = 'bench' AND r.schedule = 'nightly'
+WHERE r.namespace = $3 AND r.schedule = 'nightly'
   AND r.scheduled_at BETWEEN $1 AND $2
   AND f.target = 't07' AND f.scenario = 'ping' AND f.load_point = 200 AND f.figure = 'p99'
 ORDER BY 1`
@@ -31,19 +33,21 @@ ORDER BY 1`
 // runs from the end: the analysis of the loaded year must alert on it. It prints the
 // figures of docs/history.md. About a minute of CPU, so only when asked:
 // GAUNTLET_HISTORYDB_YEAR=1 go test ./internal/historydb -run TestYearOfNightlyRuns -v -timeout 30m
+// GAUNTLET_HISTORYDB_URL=postgresql://... runs it on that database instead (the chart's, as
+// docs/history.md reaches the lab's), in a namespace of its own so it can run again.
 func TestYearOfNightlyRuns(t *testing.T) {
 	if os.Getenv("GAUNTLET_HISTORYDB_YEAR") == "" {
 		t.Skip("set GAUNTLET_HISTORYDB_YEAR=1: about a minute of CPU")
 	}
 	const runs, targets, stepAt = 365, 20, 355
-	s, conn, _ := startStore(t)
 	ctx := context.Background()
+	s, conn, ns := yearStore(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	noise := func() float64 { return math.Exp(0.05 * rng.NormFloat64()) }
 	appends := make([]time.Duration, runs)
 	for i := range runs {
-		r := Run{Namespace: "bench", Schedule: "nightly", ScheduleUID: "uid-nightly", Name: fmt.Sprintf("nightly-%03d", i),
-			UID: fmt.Sprintf("uid-%03d", i), Time: base.Add(time.Duration(i) * 24 * time.Hour), Env: "nodes=n2-standard-8 k8s=1.33"}
+		r := Run{Namespace: ns, Schedule: "nightly", ScheduleUID: "uid-nightly-" + ns, Name: fmt.Sprintf("nightly-%03d", i),
+			UID: fmt.Sprintf("uid-%s-%03d", ns, i), Time: base.Add(time.Duration(i) * 24 * time.Hour), Env: "nodes=n2-standard-8 k8s=1.33"}
 		for tg := range targets {
 			for _, sc := range []string{"lookup", "ping", "write"} {
 				for _, lp := range []int32{100, 200, 400} {
@@ -89,7 +93,7 @@ func TestYearOfNightlyRuns(t *testing.T) {
 	t.Logf("store: %.1f MB, indexes included", float64(size)/1e6)
 
 	start := time.Now()
-	year, err := s.Load(ctx, "bench", "nightly", base)
+	year, err := s.Load(ctx, ns, "nightly", base)
 	loaded := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +129,7 @@ func TestYearOfNightlyRuns(t *testing.T) {
 	}
 
 	start = time.Now()
-	rows, err := conn.Query(ctx, yearQuery, base, base.Add(runs*24*time.Hour))
+	rows, err := conn.Query(ctx, yearQuery, base, base.Add(runs*24*time.Hour), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +142,7 @@ func TestYearOfNightlyRuns(t *testing.T) {
 	}
 	t.Logf("Grafana's query of one series over the year (%d points): %s", points, time.Since(start).Round(time.Microsecond))
 	var plan []string
-	prows, err := conn.Query(ctx, "EXPLAIN "+yearQuery, base, base.Add(runs*24*time.Hour))
+	prows, err := conn.Query(ctx, "EXPLAIN "+yearQuery, base, base.Add(runs*24*time.Hour), ns)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,4 +154,26 @@ func TestYearOfNightlyRuns(t *testing.T) {
 		plan = append(plan, line)
 	}
 	t.Logf("its plan:\n%s", strings.Join(plan, "\n"))
+}
+
+// yearStore is the store the year test fills and a connection to it, with the namespace of
+// its runs: a fresh local PostgreSQL, or GAUNTLET_HISTORYDB_URL's database.
+func yearStore(t *testing.T) (*Store, *pgx.Conn, string) {
+	url := os.Getenv("GAUNTLET_HISTORYDB_URL")
+	if url == "" {
+		s, conn, _ := startStore(t)
+		return s, conn, "bench"
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(Redact(err.Error(), url))
+	}
+	t.Cleanup(s.Close)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(Redact(err.Error(), url))
+	}
+	t.Cleanup(func() { _ = conn.Close(ctx) })
+	return s, conn, fmt.Sprintf("year-%d", time.Now().Unix())
 }
