@@ -52,9 +52,9 @@ func (l *lab) fullTier(t *testing.T) {
 	t.Run("gauntlet check on the lab", l.testCheck)
 	// Three lanes (go test -parallel 3), each a sequence, balanced by their measured times
 	// (docs/lab.md): the seeds, then two short drills; the schedule demo, then a drill that
-	// mostly waits and the namespaced install; three drills, the same-run pair and GitOps. The drills' runs load
-	// nothing a seed's figures are judged on (no node pool in common, 50m targets), and one
-	// lane of seeds beside two of drills fits the node's CPU requests.
+	// mostly waits; three drills, the same-run pair, GitOps and the namespaced install. The
+	// drills' runs load nothing a seed's figures are judged on (no node pool in common, 50m
+	// targets), and one lane of seeds beside two of drills fits the node's CPU requests.
 	t.Run("seeds and failure drills", func(t *testing.T) {
 		t.Run("seeds", func(t *testing.T) {
 			t.Parallel()
@@ -66,7 +66,7 @@ func (l *lab) fullTier(t *testing.T) {
 			t.Run("drill: a run deleted", l.testDeleteMidTrial)
 			t.Run("drill: a runner killed", l.testRunnerKilled)
 		})
-		t.Run("a schedule's change point, a node pool that matches no node, a namespaced install", func(t *testing.T) {
+		t.Run("a schedule's change point, a node pool that matches no node", func(t *testing.T) {
 			t.Parallel()
 			t.Run("a schedule's change point", l.testScheduleChangePoint)
 			t.Run("drill: a node pool that matches no node", func(t *testing.T) {
@@ -74,11 +74,10 @@ func (l *lab) fullTier(t *testing.T) {
 					"  nodePools: [{name: nowhere, nodeSelector: {gauntlet.dev/pool: nowhere}}]\n",
 					"Unschedulable", "node affinity/selector")
 			})
-			t.Run("a namespaced install beside the cluster-wide one", l.testNamespacedInstall)
 		})
 		// The pair (two targets and a runner) after seed 001, whose runners would otherwise
 		// wait for the node's CPU requests.
-		t.Run("other drills, a same-run pair, GitOps", func(t *testing.T) {
+		t.Run("other drills, a same-run pair, GitOps, a namespaced install", func(t *testing.T) {
 			t.Parallel()
 			t.Run("drill: an image that does not exist", func(t *testing.T) {
 				l.testTargetNeverAvailable(t, "drill-no-image", "name: ghost, image: gauntlet.local/does-not-exist:1, port: 8080", "",
@@ -88,6 +87,7 @@ func (l *lab) fullTier(t *testing.T) {
 			t.Run("drill: a TestRun whose starter cannot be scheduled", l.testStarterUnschedulable)
 			t.Run("a same-run pair judged through the operators", l.testSameRunPair)
 			t.Run("GitOps: Flux applies runs from Git and waits on them", l.testFluxPipeline)
+			t.Run("a namespaced install beside the cluster-wide one", l.testNamespacedInstall)
 		})
 	})
 }
