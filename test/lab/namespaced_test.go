@@ -77,7 +77,7 @@ func (l *lab) testNamespacedInstall(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run, err := l.waitFinished(ctx(t, 9*time.Minute), teamNamespace, name)
+			run, err := l.waitFinished(ctx(t, 9*time.Minute), teamNamespace, name, 3*time.Second, 9*time.Minute)
 			if err != nil || run.Status.Phase != benchv1.PhaseSucceeded {
 				t.Errorf("run %s: phase %v (%v), want Succeeded: %s", name, phase(run), err, conditionsOf(run))
 				return
@@ -108,10 +108,11 @@ func (l *lab) testNamespacedInstall(t *testing.T) {
 	}
 }
 
-// waitFinished polls a run until it Succeeded or Failed.
-func (l *lab) waitFinished(c context.Context, ns, name string) (*benchv1.BenchmarkRun, error) {
+// waitFinished reads a run every so often until it Succeeded or Failed, at most for within;
+// it returns the run as last read (nil if never) and the poll's error.
+func (l *lab) waitFinished(c context.Context, ns, name string, every, within time.Duration) (*benchv1.BenchmarkRun, error) {
 	var run *benchv1.BenchmarkRun
-	err := wait.PollUntilContextCancel(c, 3*time.Second, true, func(c context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(c, every, within, true, func(c context.Context) (bool, error) {
 		got, err := l.getRun(c, ns, name)
 		if err == nil {
 			run = got

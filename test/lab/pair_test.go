@@ -3,7 +3,6 @@
 package lab
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 )
@@ -42,14 +40,7 @@ func (l *lab) testSameRunPair(t *testing.T) {
 	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(c, doc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create BenchmarkRun: %v", err)
 	}
-	var run *benchv1.BenchmarkRun
-	err := wait.PollUntilContextTimeout(c, 3*time.Second, 17*time.Minute, true, func(c context.Context) (bool, error) {
-		got, err := l.getRun(c, ns, name)
-		if err == nil {
-			run = got
-		}
-		return err == nil && (run.Status.Phase == benchv1.PhaseFailed || run.Status.Phase == benchv1.PhaseSucceeded), nil
-	})
+	run, err := l.waitFinished(c, ns, name, 3*time.Second, 17*time.Minute)
 	if err != nil || run.Status.Phase != benchv1.PhaseSucceeded {
 		t.Fatalf("phase %v (%v), want Succeeded", run, err)
 	}

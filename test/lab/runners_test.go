@@ -3,7 +3,6 @@
 package lab
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/metrics"
@@ -58,13 +56,10 @@ func (l *lab) testRunnerKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	err = wait.PollUntilContextTimeout(c, time.Second, 3*time.Minute, true, func(c context.Context) (bool, error) {
-		got, err := l.getRun(c, ns, name)
-		if err == nil {
-			run = got
-		}
-		return err == nil && (run.Status.Phase == benchv1.PhaseFailed || run.Status.Phase == benchv1.PhaseSucceeded), nil
-	})
+	finished, err := l.waitFinished(c, ns, name, time.Second, 3*time.Minute)
+	if finished != nil {
+		run = finished // as last read; the run read before the kill otherwise
+	}
 	took := time.Since(killed)
 	if err != nil {
 		t.Fatalf("the run did not end within 3 minutes of its runner's kill: %s\n%s", run.Status.Phase, conditions(run.Status.Conditions))
@@ -149,14 +144,7 @@ func (l *lab) testThreeRunners(t *testing.T) {
 	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(c, doc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create BenchmarkRun: %v", err)
 	}
-	var run *benchv1.BenchmarkRun
-	err := wait.PollUntilContextTimeout(c, 3*time.Second, 12*time.Minute, true, func(c context.Context) (bool, error) {
-		got, err := l.getRun(c, ns, name)
-		if err == nil {
-			run = got
-		}
-		return err == nil && (run.Status.Phase == benchv1.PhaseFailed || run.Status.Phase == benchv1.PhaseSucceeded), nil
-	})
+	run, err := l.waitFinished(c, ns, name, 3*time.Second, 12*time.Minute)
 	if err != nil || run.Status.Phase != benchv1.PhaseSucceeded {
 		t.Fatalf("phase %v (%v), want Succeeded:\n%s", run, err, func() string {
 			if run == nil {
