@@ -32,7 +32,10 @@ serializeImagePulls: false
 # The images are built here and never pulled: keep them however full the disk is.
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
-evictionHard: {memory.available: "200Mi", nodefs.available: "1%", imagefs.available: "1%"}
+# Absolute, not a share of the disk: 1% of a large, nearly full disk is gigabytes, and an
+# eviction then takes the sandbox image with it (containerd 1.6 cannot pin it), so no pod
+# starts again. Below these the lab is out of disk anyway.
+evictionHard: {memory.available: "200Mi", nodefs.available: "512Mi", imagefs.available: "512Mi"}
 syncFrequency: 10s
 fileCheckFrequency: 10s
 YAML

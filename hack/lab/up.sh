@@ -116,4 +116,8 @@ lab_wait "node Ready" 180 lab_node_ready
 "${HERE}/images.sh" gauntlet k6 targets
 touch "${LAB_RUN}/ready"
 lab_log "up in $(( $(date +%s) - $(cat "${LAB_RUN}/started") )) s; KUBECONFIG=${LAB_KUBECONFIG}"
+# The kubelet evicts pods below 512Mi free: say what the disk holds, so a failure reads plainly.
+free_mib="$(df --output=avail -m "${LAB_STATE}" | tail -1 | tr -d ' ')"
+lab_log "disk: ${free_mib} MiB free under ${LAB_STATE}, lab state $(du -sm "${LAB_STATE}" 2>/dev/null | cut -f1) MiB"
+(( free_mib >= 4096 )) || lab_log "warning: under 4 GiB free; the lab's databases and logs may run the node out of disk"
 echo "${LAB_KUBECONFIG}"
