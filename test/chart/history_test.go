@@ -175,3 +175,80 @@ func hasAggregateLabel(labels map[string]string) bool {
 	}
 	return false
 }
+
+// TestHistoryDatabaseReader: history.database.reader.enabled adds a basic-auth Secret
+// <fullname>-history-reader (user gauntlet_reader, a random 32-character password,
+// cnpg.io/reload) and a managed role of that name in the Cluster: a login in
+// pg_read_all_data only, whose password is that Secret's. Without it neither is rendered,
+// and asking for it without the database is refused naming both values.
+func TestHistoryDatabaseReader(t *testing.T) {
+	type cluster struct {
+		Spec struct {
+			Managed *struct {
+				Roles []struct {
+					Name           string                `json:"name"`
+					Ensure         string                `json:"ensure"`
+					Login          bool                  `json:"login"`
+					Superuser      bool                  `json:"superuser"`
+					CreateDB       bool                  `json:"createdb"`
+					CreateRole     bool                  `json:"createrole"`
+					InRoles        []string              `json:"inRoles"`
+					PasswordSecret struct{ Name string } `json:"passwordSecret"`
+				} `json:"roles"`
+			} `json:"managed"`
+		} `json:"spec"`
+	}
+	off := render(t, "--set", "history.database.enabled=true")
+	var c cluster
+	mustUnmarshal(t, find(off, "Cluster", "gauntlet-history").Raw, &c)
+	if c.Spec.Managed != nil || find(off, "Secret", "gauntlet-history-reader") != nil {
+		t.Errorf("reader.enabled=false renders a reader: %+v", c.Spec.Managed)
+	}
+
+	manifests, err := helm(t, "template", "gauntlet", chartDir, "--namespace", "gauntlet-system",
+		"--set", "history.database.enabled=true", "--set", "history.database.reader.enabled=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubeconform(t, manifests)
+	on := decode(t, manifests)
+	mustUnmarshal(t, find(on, "Cluster", "gauntlet-history").Raw, &c)
+	if c.Spec.Managed == nil || len(c.Spec.Managed.Roles) != 1 {
+		t.Fatalf("managed roles: %+v, want gauntlet_reader alone", c.Spec.Managed)
+	}
+	r := c.Spec.Managed.Roles[0]
+	if r.Name != "gauntlet_reader" || r.Ensure != "present" || !r.Login || r.Superuser || r.CreateDB || r.CreateRole ||
+		!slices.Equal(r.InRoles, []string{"pg_read_all_data"}) || r.PasswordSecret.Name != "gauntlet-history-reader" {
+		t.Errorf("the reader role: %+v", r)
+	}
+	s := find(on, "Secret", "gauntlet-history-reader")
+	if s == nil {
+		t.Fatal("no Secret gauntlet-history-reader")
+	}
+	var secret struct {
+		Type string            `json:"type"`
+		Data map[string][]byte `json:"data"`
+	}
+	mustUnmarshal(t, s.Raw, &secret)
+	pw := string(secret.Data["password"])
+	if secret.Type != "kubernetes.io/basic-auth" || string(secret.Data["username"]) != "gauntlet_reader" || len(pw) != 32 ||
+		strings.Trim(pw, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != "" ||
+		s.Metadata.Namespace != "gauntlet-system" || s.Metadata.Labels["cnpg.io/reload"] != "true" {
+		t.Errorf("Secret gauntlet-history-reader: type %q, user %q, password of %d characters, labels %v",
+			secret.Type, secret.Data["username"], len(pw), s.Metadata.Labels)
+	}
+	again, err := helm(t, "template", "gauntlet", chartDir, "--set", "history.database.enabled=true", "--set", "history.database.reader.enabled=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var other struct{ Data map[string][]byte }
+	mustUnmarshal(t, find(decode(t, again), "Secret", "gauntlet-history-reader").Raw, &other)
+	if string(other.Data["password"]) == pw {
+		t.Error("two renders made the same password: it is not random")
+	}
+
+	_, err = helm(t, "template", "gauntlet", chartDir, "--set", "history.database.reader.enabled=true")
+	if err == nil || !strings.Contains(err.Error(), "history.database.reader.enabled needs history.database.enabled") {
+		t.Errorf("a reader without the database: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -224,4 +225,33 @@ func (l *lab) checkHistoryInDatabase(t *testing.T, ns, name string, runs int32) 
 		t.Errorf("ConfigMap %s-history exists: the history went to the ConfigMap store, not the database", name)
 	}
 	t.Logf("the history database holds %s runs of %s/%s", out, ns, name)
+	l.checkHistoryReader(t, query, out)
+}
+
+// checkHistoryReader: the chart's read-only login (history.database.reader), with the
+// password of its Secret, over TCP as Grafana connects, reads what the manager wrote and
+// may write nothing.
+func (l *lab) checkHistoryReader(t *testing.T, query, want string) {
+	t.Helper()
+	s, err := l.client.CoreV1().Secrets(installNamespace).Get(ctx(t, time.Minute), "gauntlet-history-reader", metav1.GetOptions{})
+	if err != nil {
+		t.Errorf("the reader's Secret: %v", err)
+		return
+	}
+	psql := func(sql string) (string, error) {
+		out, err := exec.Command(l.kubectl(), "exec", "-n", installNamespace, "gauntlet-history-1", "-c", "postgres", "--",
+			"env", "PGPASSWORD="+string(s.Data["password"]), "psql", "-h", "localhost", "-U", string(s.Data["username"]),
+			"-d", "gauntlet_history", "-v", "ON_ERROR_STOP=1", "-Atc", sql).CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	// CloudNativePG creates the role after the Cluster is ready; the schedule ran for minutes.
+	// The schedule may append a run between the two counts.
+	out, err := psql(query)
+	n, _ := strconv.Atoi(out)
+	if m, _ := strconv.Atoi(want); err != nil || n < m || m == 0 {
+		t.Errorf("as %s: %q (%v), want the %s runs the database's owner counted", s.Data["username"], out, err, want)
+	}
+	if out, err := psql("DELETE FROM history.figures WHERE false"); err == nil || !strings.Contains(out, "permission denied") {
+		t.Errorf("as %s, a DELETE: %q (%v), want permission denied", s.Data["username"], out, err)
+	}
 }
