@@ -17,6 +17,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
 
@@ -145,11 +146,23 @@ func TestSamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			began := time.Now()
-			c := start(t, string(spec), nil, append([]string{"--name", d.name}, d.args...)...)
-			code := c.wait(t, time.Duration(repetitionsOf(d.args))*20*time.Minute) // 20 min a repetition: the directives ask for one
-			run := c.status(t)
-			t.Logf("%s %s: %s in %s (%s trials)", rel, d.name, run.Status.Phase, time.Since(began).Round(time.Second), run.Status.Progress)
+			var c *cli
+			var code int
+			var run *benchv1.BenchmarkRun
+			for attempt := 1; ; attempt++ {
+				began := time.Now()
+				c = start(t, string(spec), nil, append([]string{"--name", d.name}, d.args...)...)
+				code = c.wait(t, time.Duration(repetitionsOf(d.args))*20*time.Minute) // 20 min a repetition: the directives ask for one
+				run = c.status(t)
+				t.Logf("%s %s: %s in %s (%s trials)", rel, d.name, run.Status.Phase, time.Since(began).Round(time.Second), run.Status.Progress)
+				// k6 falling behind its schedule is this shared 2-core machine stalling the
+				// generator (other tiers build beside this one), not the sample: once, run it again.
+				if attempt == 1 && generatorFellBehind(d, run) {
+					t.Logf("k6 dropped iterations on a row the sample does not allow it on: running %s once more", d.name)
+					continue
+				}
+				break
+			}
 			// A seed's SLO is the cluster's: missed here, the run still succeeded and exits 4;
 			// scaled to this machine, a seed whose every row is flagged exits 7; a sample that
 			// judges a candidate against its baseline target exits 3 when it is Slower.
@@ -162,6 +175,24 @@ func TestSamples(t *testing.T) {
 			checkSampleRows(t, d, run)
 		})
 	}
+}
+
+// generatorFellBehind: a row is invalid with a flag the sample does not allow, and every
+// such flag is DroppedIterations.
+func generatorFellBehind(d sampleDoc, run *benchv1.BenchmarkRun) bool {
+	behind := false
+	for _, r := range run.Status.Results {
+		for _, f := range r.Flags {
+			if slices.Contains(d.allowedFlags, f) {
+				continue
+			}
+			if f != results.FlagDroppedIterations {
+				return false
+			}
+			behind = true
+		}
+	}
+	return behind
 }
 
 func checkSampleRows(t *testing.T, d sampleDoc, run *benchv1.BenchmarkRun) {
