@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +22,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/outcome"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/supervise"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 )
@@ -134,6 +137,50 @@ func (c *cli) waitFor(t *testing.T, s string, timeout time.Duration) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// generatorFellBehind: some row is invalid with a flag outside allowed, and each such row
+// is invalid because k6 fell behind its schedule: DroppedIterations, with at most the
+// RateShortfall that dropping arrivals causes. On this shared 2-core machine that is a stall
+// of the generator's CPU (other tiers build beside the local one), not the run's doing.
+func generatorFellBehind(run *benchv1.BenchmarkRun, allowed []string) bool {
+	behind := false
+	for _, r := range run.Status.Results {
+		var other []string
+		for _, f := range r.Flags {
+			if !slices.Contains(allowed, f) {
+				other = append(other, f)
+			}
+		}
+		if len(other) == 0 {
+			continue
+		}
+		if !slices.Contains(other, results.FlagDroppedIterations) {
+			return false
+		}
+		for _, f := range other {
+			if f != results.FlagDroppedIterations && f != results.FlagRateShortfall {
+				return false
+			}
+		}
+		behind = true
+	}
+	return behind
+}
+
+// runValid runs spec as start and wait do, once more when the generator fell behind on the
+// first run (generatorFellBehind, no flag allowed), and returns the run kept and its exit
+// status.
+func runValid(t *testing.T, spec string, timeout time.Duration) (*cli, int) {
+	t.Helper()
+	c := start(t, spec, nil)
+	code := c.wait(t, timeout)
+	if code == int(outcome.Inconclusive) && generatorFellBehind(c.status(t), nil) {
+		t.Logf("k6 fell behind its schedule (DroppedIterations): running once more\n%s", c.stdout)
+		c = start(t, spec, nil)
+		code = c.wait(t, timeout)
+	}
+	return c, code
 }
 
 // status reads the results folder's status.yaml.

@@ -21,7 +21,7 @@ import (
 func TestRunTwoTargets(t *testing.T) {
 	testenv.Long(t)
 	const rate = 200
-	c := start(t, `apiVersion: gauntlet.dev/v1alpha1
+	c, code := runValid(t, `apiVersion: gauntlet.dev/v1alpha1
 kind: BenchmarkRun
 metadata: {name: two-targets}
 spec:
@@ -30,8 +30,8 @@ spec:
   - {name: nginx, preset: nginx}
   scenarios: [{name: ping, workload: ping}]
   load: {rates: [200], maxVUs: 50, warmup: 1s, duration: 3s, repetitions: 2}
-`, nil)
-	if code := c.wait(t, 2*time.Minute); code != 0 {
+`, 2*time.Minute)
+	if code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
 	run := c.status(t)
