@@ -79,6 +79,8 @@ lab_registry_ref() { echo "${LAB_REGISTRY}/${1#ghcr.io/}"; }
 # space-separated word lists ("" for none). The product's own images (ghcr.io/gauntlet-bench/,
 # what the chart deploys) are pushed to the lab's registry, which containerd pulls them from;
 # the lab's own (operators, k6, pause, busybox) are imported into containerd as REF.
+# DIR is removed once committed (each build assembles it anew): some 2 GB of root filesystems
+# the disk need not hold while the lab runs.
 image_commit() {
   local ref="$1" d="$2" user="$3" wd="$4" ep="$5" cmd="$6"
   shift 6
@@ -99,6 +101,7 @@ image_commit() {
   if [[ "${have}" == "${input}" ]] && [[ -z "${pushed}" || -d "${layout}" ]]; then
     # The registry keeps manifests in memory: each start pushes them again (blobs it has stay).
     [[ -z "${pushed}" ]] || "${LAB_BIN}/registry" push "${layout}" "${ref##*:}" "${pushed}"
+    rm -rf "${d}"
     return 0
   fi
   rm -rf "${layout}" "${layout}.tar" "${layout}.input"
@@ -119,6 +122,7 @@ image_commit() {
     lab_ctr -n k8s.io images rm "${pushed}" "${ref}" >/dev/null 2>&1 || true
     "${LAB_BIN}/registry" push "${layout}" "${ref##*:}" "${pushed}"
     echo "${input}" > "${layout}.input"
+    rm -rf "${d}"
     lab_log "image ${pushed} built and pushed"
     return 0
   fi
@@ -129,6 +133,6 @@ image_commit() {
   w="$(lab_ctr -n k8s.io images ls -q)"
   grep -qx "${ref}" <<<"${w}" || { lab_log "import of ${ref} named no such image"; return 1; }
   lab_ctr -n k8s.io images label "${ref}" "gauntlet.dev/input=${input}" >/dev/null
-  rm -rf "${layout}" "${layout}.tar"
+  rm -rf "${layout}" "${layout}.tar" "${d}"
   lab_log "image ${ref} built"
 }
