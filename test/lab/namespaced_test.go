@@ -59,7 +59,7 @@ func (l *lab) testNamespacedInstall(t *testing.T) {
 	l.command(t, helm, "install", teamRelease, "charts/gauntlet", "--namespace", teamSystem, "-f", "hack/lab/chart-values.yaml",
 		"--set", "watchNamespace="+teamNamespace, "--set", "crds.install=false",
 		"--set", fmt.Sprintf("wireCapture.port=%d", teamAgentPort),
-		"--set", "history.database.enabled=false", "--set", "metrics.serviceMonitor.enabled=false", "--set", "prometheusRule.enabled=false", "--set", "dashboards.enabled=false",
+		"--set", "history.database.enabled=false", "--set", "history.database.reader.enabled=false", "--set", "metrics.serviceMonitor.enabled=false", "--set", "prometheusRule.enabled=false", "--set", "dashboards.enabled=false",
 		"--set", "timeouts.targets="+drillTargetsTimeout.String(), "--wait", "--timeout", "4m")
 	t.Logf("namespaced release %s in %s serving %s: Ready in %s", teamRelease, teamSystem, teamNamespace, time.Since(start).Round(time.Second))
 
