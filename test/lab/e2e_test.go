@@ -38,14 +38,19 @@ const installNamespace = "gauntlet-system"
 // command runs name with args from the repository root and fails the test with its output.
 func (l *lab) command(t *testing.T, name string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = l.root
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(l.root, ".cache/lab/admin.kubeconfig"))
-	out, err := cmd.CombinedOutput()
+	out, err := l.cmd(name, args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, tail(string(out), 60))
 	}
 	return string(out)
+}
+
+// cmd is a command run at the repository's root with the lab's admin kubeconfig.
+func (l *lab) cmd(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = l.root
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+filepath.Join(l.root, ".cache/lab/admin.kubeconfig"))
+	return cmd
 }
 
 // testHelmInstall: the chart installed as a user installs a release, from an OCI registry

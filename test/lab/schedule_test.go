@@ -5,7 +5,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -239,7 +238,7 @@ func (l *lab) checkHistoryReader(t *testing.T, query, want string) {
 		return
 	}
 	psql := func(sql string) (string, error) {
-		out, err := exec.Command(l.kubectl(), "exec", "-n", installNamespace, "gauntlet-history-1", "-c", "postgres", "--",
+		out, err := l.cmd(l.kubectl(), "exec", "-n", installNamespace, "gauntlet-history-1", "-c", "postgres", "--",
 			"env", "PGPASSWORD="+string(s.Data["password"]), "psql", "-h", "localhost", "-U", string(s.Data["username"]),
 			"-d", "gauntlet_history", "-v", "ON_ERROR_STOP=1", "-Atc", sql).CombinedOutput()
 		return strings.TrimSpace(string(out)), err
