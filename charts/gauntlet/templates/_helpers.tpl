@@ -48,6 +48,16 @@ app.kubernetes.io/component: wire-agent
 {{- printf "%s-history" (include "gauntlet.fullname" .) | trunc 50 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The history database's objects: the release's labels, component history-database. */}}
+{{- define "gauntlet.historyDatabaseLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "gauntlet.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: history-database
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
 {{- define "gauntlet.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}
 {{- default (include "gauntlet.fullname" .) .Values.serviceAccount.name -}}
