@@ -355,9 +355,26 @@ type Placement struct {
 	// Shared is true when the two could not be given disjoint CPUs (one CPU, or pinning
 	// refused): every row is then flagged SharedCores.
 	Shared bool `json:"shared"`
+	// Arms are the CPUs each target of a duet's pair ran on (spec.load.pairing Duet), each
+	// a share of TargetCPUs the other arms do not use; a pair whose arms outnumber the
+	// target side's CPUs is missing here and shares them (Message says so).
+	// +optional
+	// +listType=map
+	// +listMapKey=target
+	// +kubebuilder:validation:MaxItems=32
+	Arms []ArmCPUs `json:"arms,omitempty"`
 	// +optional
 	// +kubebuilder:validation:MaxLength=512
 	Message string `json:"message,omitempty"`
+}
+
+// ArmCPUs is the CPUs one arm of a duet ran on.
+type ArmCPUs struct {
+	// +kubebuilder:validation:MaxLength=63
+	Target string `json:"target"`
+	// CPUs in the kernel's list format, such as "4-5".
+	// +kubebuilder:validation:MaxLength=256
+	CPUs string `json:"cpus"`
 }
 
 // LatencyStats is a latency distribution over the repetitions: each figure's median and

@@ -66,3 +66,28 @@ func unwrapAll(err error) error {
 		err = u.Unwrap()
 	}
 }
+
+func TestDivide(t *testing.T) {
+	for _, tc := range []struct {
+		cpus []int
+		n    int
+		want []string // nil: not ok
+	}{
+		{[]int{1}, 2, nil},
+		{[]int{1}, 1, []string{"1"}},
+		{[]int{}, 1, nil},
+		{[]int{0, 1}, 0, nil},
+		{[]int{8, 9, 10, 11, 12, 13, 14, 15}, 2, []string{"8-11", "12-15"}},
+		{[]int{4, 5, 6, 7, 8}, 2, []string{"4-5", "6-7"}}, // 8 unused: equal shares
+		{[]int{2, 3, 5}, 3, []string{"2", "3", "5"}},
+	} {
+		shares, ok := Divide(tc.cpus, tc.n)
+		var got []string
+		for _, s := range shares {
+			got = append(got, Format(s))
+		}
+		if ok != (tc.want != nil) || !slices.Equal(got, tc.want) {
+			t.Errorf("Divide(%v, %d) = %v %v, want %v", tc.cpus, tc.n, got, ok, tc.want)
+		}
+	}
+}

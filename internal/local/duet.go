@@ -32,7 +32,7 @@ func (r *runner) runDuet(ctx context.Context, arms []int) {
 			}
 			continue
 		}
-		x, err := r.prepareTrial(t, k, ts.proc.URL)
+		x, err := r.prepareTrial(t, k+1, ts.proc.URL) // arms count from 1: 0 is a trial run alone
 		if err != nil {
 			r.act(engine.FailTrial(r.run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify))
 			continue

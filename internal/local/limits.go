@@ -116,7 +116,7 @@ func (l *limits) generator(run *benchv1.BenchmarkRun, c sizing.Choice, arm int) 
 	// A dot keeps the name apart from every target's (a DNS label).
 	name := fmt.Sprintf("k6.%dm", want.MilliCPU)
 	if arm > 0 {
-		name += fmt.Sprintf(".%d", arm) // a duet's other arms: a generator each, each held alike
+		name += fmt.Sprintf(".%d", arm) // a duet's arms: a generator each, each held alike
 	}
 	g, err := l.run.Add(name, want)
 	if err != nil {
@@ -126,8 +126,8 @@ func (l *limits) generator(run *benchv1.BenchmarkRun, c sizing.Choice, arm int) 
 	return g, nil
 }
 
-// generatorKey is one k6 cgroup: its limits, and which arm of a duet it drives (0 for every
-// trial run alone).
+// generatorKey is one k6 cgroup: its limits, and which arm of a duet it drives (from 1; 0 for
+// every trial run alone).
 type generatorKey struct {
 	limits cgroups.Limits
 	arm    int

@@ -2,14 +2,38 @@ package local
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/cpuset"
+	"github.com/gauntlet-bench/gauntlet/internal/plan"
 )
 
 // placement is the CPUs k6 and the target side (targets, null responder, database) run on.
 type placement struct {
 	generator, target []int
+	// A duet's (spec.load.pairing Duet): each arm's target on a share of the target side
+	// and each arm's k6 on a share of the generator side, where there are CPUs enough.
+	arms       map[string][]int
+	generators [][]int
+}
+
+// targetCPUs are the CPUs target name runs on: its arm's share in a duet, else the target side.
+func (p placement) targetCPUs(name string) []int {
+	if c, ok := p.arms[name]; ok {
+		return c
+	}
+	return p.target
+}
+
+// generatorCPUs are the CPUs the k6 of a duet's arm (from 1; 0 for a trial run alone) runs on.
+func (p placement) generatorCPUs(arm int) []int {
+	if arm > 0 && arm <= len(p.generators) {
+		return p.generators[arm-1]
+	}
+	return p.generator
 }
 
 // placeCPUs splits this process's CPUs between k6 and the target side. k6 timing requests
@@ -30,4 +54,58 @@ func placeCPUs(share bool) (placement, *benchv1.Placement) {
 	}
 	return placement{generator: gen, target: tgt}, &benchv1.Placement{GeneratorCPUs: cpuset.Format(gen), TargetCPUs: cpuset.Format(tgt),
 		Message: fmt.Sprintf("sched_setaffinity: k6 on CPUs %s; targets, null responder, PostgreSQL and PgBouncer on %s", cpuset.Format(gen), cpuset.Format(tgt))}
+}
+
+// placeDuet gives a duet's arms CPUs of their own (Bulej et al.'s duet needs each arm on
+// cores the other does not use, or one arm's requests queue behind the other's): each
+// pair's targets a share of the target side, each arm's k6 a share of the generator side.
+// Where a side has fewer CPUs than a pair has arms, that side's arms share it, and the
+// placement's message says so. Only the targets move: the null responder and the database
+// keep the whole target side. Nothing changes unless spec.load.pairing is Duet.
+func placeDuet(spec *benchv1.BenchmarkRunSpec, p placement, st *benchv1.Placement) placement {
+	if spec.Load.Pairing != benchv1.PairingDuet || st.Shared {
+		return p
+	}
+	pairs := map[string][]string{} // a pair's baseline → its targets, in spec order
+	widest := 0
+	groups := plan.Groups(spec)
+	for _, t := range spec.Targets {
+		if root, ok := groups[t.Name]; ok {
+			pairs[root] = append(pairs[root], t.Name)
+			widest = max(widest, len(pairs[root]))
+		}
+	}
+	if widest == 0 {
+		return p
+	}
+	p.arms = map[string][]int{}
+	var crowded []string
+	for _, root := range slices.Sorted(maps.Keys(pairs)) {
+		names := pairs[root]
+		shares, ok := cpuset.Divide(p.target, len(names))
+		if !ok {
+			crowded = append(crowded, strings.Join(names, "+"))
+			continue
+		}
+		for i, n := range names {
+			p.arms[n] = shares[i]
+			st.Arms = append(st.Arms, benchv1.ArmCPUs{Target: n, CPUs: cpuset.Format(shares[i])})
+		}
+	}
+	var notes []string
+	if len(st.Arms) > 0 {
+		notes = append(notes, fmt.Sprintf("duet: %d pair(s)' targets on CPUs of their own (placement.arms)", len(pairs)-len(crowded)))
+	}
+	if len(crowded) > 0 {
+		notes = append(notes, fmt.Sprintf("duet: %d pair(s) with more arms than the target side's CPUs (%s) share them, so one arm's requests queue behind the other's",
+			len(crowded), cpuset.Format(p.target)))
+	}
+	if shares, ok := cpuset.Divide(p.generator, widest); ok {
+		p.generators = shares
+		notes = append(notes, fmt.Sprintf("each arm's k6 on %d of the generator side's CPUs", len(shares[0])))
+	} else {
+		notes = append(notes, "the arms' k6 share the generator side's CPUs")
+	}
+	st.Message += "; " + strings.Join(notes, "; ")
+	return p
 }

@@ -199,6 +199,7 @@ func Run(ctx context.Context, opts RunOptions) (*benchv1.BenchmarkRun, error) {
 		z.Reason += generatorNote(*z, run, lim.run != nil)
 	}
 	r.cpus, st.Placement = placeCPUs(opts.SharedCPUs)
+	r.cpus = placeDuet(&run.Spec, r.cpus, st.Placement)
 	st.Environment = environment(run, presets)
 	if len(opts.NullResponder) == 0 {
 		skipCalibration(st.Trials, "no null responder command given: no generator floor")

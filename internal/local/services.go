@@ -204,7 +204,7 @@ var errVerification = errors.New("failed verification against targets/CONTRACT.m
 // /healthz and verifies it. On error nothing of it is left running.
 func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 	t := ts.spec
-	opts := TargetOptions{Preset: ts.preset, Ports: r.opts.Ports, Workers: int(t.Workers), CPUs: r.cpus.target,
+	opts := TargetOptions{Preset: ts.preset, Ports: r.opts.Ports, Workers: int(t.Workers), CPUs: r.cpus.targetCPUs(t.Name),
 		DatabaseURL: r.services.databaseURL, LogFile: filepath.Join(r.opts.OutDir, "logs", t.Name+".log"),
 		Env: map[string]string{}}
 	for _, e := range t.Env {
@@ -219,7 +219,7 @@ func (r *runner) startTarget(ctx context.Context, ts *targetState) error {
 			}
 		}
 	}
-	g, err := r.limits.add(r.run, t, r.cpus.target)
+	g, err := r.limits.add(r.run, t, r.cpus.targetCPUs(t.Name))
 	if err != nil {
 		return err
 	}

@@ -267,9 +267,10 @@ func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Targ
 // memory the spec gives its runners for the trial's load point (sizing.Runners), as in
 // a cluster, unless --no-limits.
 func (r *runner) generatorFor(t *benchv1.Trial, arm int, dir string, out io.Writer) (k6.Runner, int64, error) {
-	gen := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: out, CPUs: r.cpus.generator}
+	cpus := r.cpus.generatorCPUs(arm)
+	gen := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: out, CPUs: cpus}
 	limit := int64(runtime.NumCPU()) * 1000
-	if n := len(r.cpus.generator); n > 0 {
+	if n := len(cpus); n > 0 {
 		limit = int64(n) * 1000
 	}
 	c, err := sizing.Runners(r.run, t.LoadPoint)

@@ -67,5 +67,19 @@ spec:
 	if v2 == nil || v2.Verdict != benchv1.VerdictSlower || code != 3 {
 		t.Fatalf("v2 against v1 in a duet: %+v, exit status %d (want Slower, 3)\n%s", v2, code, c.stderr.String())
 	}
-	t.Logf("%s", run.Status.Verdict)
+	// Each arm on CPUs of its own where the target side has two or more; on fewer (this
+	// 2-core machine: one a side) the arms share it, and the placement says so.
+	pl := run.Status.Placement
+	switch {
+	case pl == nil:
+		t.Fatalf("no status.placement")
+	case len(pl.Arms) == 2:
+		if pl.Arms[0].Target != "v1" || pl.Arms[1].Target != "v2" || pl.Arms[0].CPUs == pl.Arms[1].CPUs {
+			t.Errorf("placement.arms %+v", pl.Arms)
+		}
+	case pl.Shared || strings.Contains(pl.Message, "1 pair(s) with more arms than the target side's CPUs"):
+	default:
+		t.Errorf("placement: neither arms of their own nor said to share: %+v", pl)
+	}
+	t.Logf("%s; placement: %s", run.Status.Verdict, pl.Message)
 }
