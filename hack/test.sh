@@ -69,14 +69,29 @@ tier_all() {
   trap 'hack/lab/prebuild.sh stop' EXIT
   make --no-print-directory deps lint verify-generated
   tier_local
-  { tier_envtest && tier_race; } &
+  # Its output interleaves with the lab's and ends long before it: a copy is kept, and a
+  # failure's digest printed again at the end, where a reader of the tail (CI) looks.
+  mkdir -p .cache/test
+  local log=.cache/test/envtest-race.log
+  ({ tier_envtest && tier_race; } 2>&1 | tee "${log}") &
   envtest=$!
   lab=0
   tier_lab || lab=$?
-  wait "${envtest}" || { echo "make test: the envtest or race tier failed (its output is above)"; exit 1; }
+  wait "${envtest}" || { envtest_failed "${log}"; exit 1; }
   [[ ${lab} == 0 ]] || { echo "make test: the lab tier failed"; exit "${lab}"; }
   hack/lab/prebuild.sh wait-all
   tier_argocd
+}
+
+# envtest_failed repeats the envtest tier's digest of failures (hack/testdigest), or the end
+# of the race tier's output when that tier failed.
+envtest_failed() {
+  echo "make test: the envtest or race tier failed (its output is above and in $1); what failed:"
+  if grep -q '^=== digest:' "$1"; then
+    sed -n '/^=== digest:/,$p' "$1" | head -n 300
+  else
+    tail -n 80 "$1"
+  fi
 }
 
 dry=""
@@ -90,7 +105,7 @@ if [[ -n "${dry}" ]]; then
   # The tier's function and those it calls, as bash prints them.
   echo "# CGO_ENABLED=${CGO_ENABLED} timeout=${timeout} build_gogc=${build_gogc}"
   declare -f "tier_${tier}"
-  if [[ "${tier}" == all ]]; then declare -f tier_local tier_envtest tier_race tier_lab tier_argocd; fi
+  if [[ "${tier}" == all ]]; then declare -f tier_local tier_envtest tier_race tier_lab tier_argocd envtest_failed; fi
   exit 0
 fi
 "tier_${tier}"
