@@ -63,36 +63,37 @@ const (
 	MinBefore = 8
 )
 
-// clip: the old level leaves out runs further than this many median absolute deviations;
-// stepClip: a run of the new level counts at most this many scales from the old one;
-// phiMargin: standard errors added to φ's estimate; shortLevel: how much an old level of few
-// runs is discounted (a short level, as after a change point found in drifting noise,
-// underestimates both its scale and φ, beyond what its t tail allows: it gave the AR(1)
-// histories most of their false alarms); cusumK and cusumH: the boundary's reference and
-// decision interval, in standard errors. Chosen on 1,000 seeded histories a case, other
-// than TestAlertRates' default ones: every stable case and both blips at about 4% at most,
-// then the most 10% steps (docs/history.md).
-const (
-	clip       = 3.0
-	stepClip   = 3.0
-	phiMargin  = 0.75
-	shortLevel = 2.0
-	cusumK     = 0.95
-	cusumH     = 2.0
-)
+// tuning is the alert's statistics. clip: the old level leaves out runs further than this
+// many median absolute deviations; stepClip: a run of the new level counts at most this many
+// scales from the old one; phiMargin: standard errors added to φ's estimate; shortLevel: how
+// much an old level of few runs is discounted (a short level, as after a change point found
+// in drifting noise, underestimates both its scale and φ, beyond what its t tail allows: it
+// gave the AR(1) histories most of their false alarms); cusumK and cusumH: the boundary's
+// reference and decision interval, in standard errors; persistSlack: how far, in scales,
+// the first and newest runs of the new level may stand below the midpoint of the two levels
+// (0: at least at it). The defaults were chosen on 1,000 seeded histories a case, other than
+// TestAlertRates' default ones: every stable case and both blips at about 4% at most, then
+// the most 10% steps (docs/history.md); TestAlertSweep measures others.
+type tuning struct {
+	clip, stepClip, phiMargin, shortLevel, cusumK, cusumH, persistSlack float64
+}
+
+var defaultTuning = tuning{clip: 3.0, stepClip: 3.0, phiMargin: 0.75, shortLevel: 2.0, cusumK: 0.95, cusumH: 2.0}
 
 // boundary is the one-sided level the boundary spends on a window of na runs at the new
 // level: the tail of a standard normal beyond (cusumH + na·cusumK)/√na.
-func boundary(na int) float64 {
+func (tu tuning) boundary(na int) float64 {
 	n := float64(na)
-	return 0.5 * math.Erfc((cusumH+n*cusumK)/math.Sqrt(n)/math.Sqrt2)
+	return 0.5 * math.Erfc((tu.cusumH+n*tu.cusumK)/math.Sqrt(n)/math.Sqrt2)
 }
 
 // boundaryLevel is the boundary's total level over every window the scan may try.
-func boundaryLevel() float64 {
+func boundaryLevel() float64 { return defaultTuning.totalLevel() }
+
+func (tu tuning) totalLevel() float64 {
 	sum := 0.0
 	for na := DefaultMinRuns; na <= MaxAge; na++ {
-		sum += boundary(na)
+		sum += tu.boundary(na)
 	}
 	return sum
 }
@@ -109,7 +110,11 @@ type step struct {
 // newest MaxAge runs of x and has lasted MinRuns runs; cps are E-Divisive's change points,
 // so the old level is read from the last one far enough before the split, and never from
 // before floor. ok is false when no split qualifies.
-func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (best step, ok bool) {
+func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (step, bool) {
+	return defaultTuning.scan(x, cps, floor, higherIsWorse, minRuns)
+}
+
+func (tu tuning) scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (best step, ok bool) {
 	n := len(x)
 	first := max(floor+MinBefore, n-MaxAge)
 	last := n - minRuns
@@ -129,7 +134,7 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (b
 			}
 		}
 		before, after := x[lo:tau], x[tau:]
-		mb, scale, phi, kept := level(before)
+		mb, scale, phi, kept := tu.level(before)
 		if scale == 0 {
 			scale = math.Abs(mb) * 1e-6 // a constant series: any real move is a step
 		}
@@ -143,7 +148,7 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (b
 		for _, v := range after {
 			bound = min(bound, sign*(v-mb)/scale)
 		}
-		bound = max(bound, stepClip)
+		bound = max(bound, tu.stepClip)
 		sum, raw := 0.0, 0.0
 		for _, v := range after {
 			d := sign * (v - mb) / scale
@@ -152,22 +157,22 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (b
 		}
 		shift := sum / float64(len(after)) // in scales, worse is positive
 		// Persistence at both ends: the first and the newest run of the new level stand
-		// nearer to it (unclipped) than to the old one, so two wild runs and a normal one
-		// either side are not a step.
-		mid := raw / float64(len(after)) / 2
+		// nearer to it (unclipped) than to the old one (less persistSlack), so two wild runs
+		// and a normal one either side are not a step.
+		mid := raw/float64(len(after))/2 - tu.persistSlack
 		if shift <= 0 || sign*(x[tau]-mb)/scale < mid || sign*(x[n-1]-mb)/scale < mid {
 			continue
 		}
 		inflate := (1 + phi) / (1 - phi)
-		z := shift / math.Sqrt((1/float64(len(before))+1/float64(len(after)))*inflate) / (1 + shortLevel/float64(len(before)))
+		z := shift / math.Sqrt((1/float64(len(before))+1/float64(len(after)))*inflate) / (1 + tu.shortLevel/float64(len(before)))
 		p := 1 - mstats.TDist{V: float64(max(kept-1, 1))}.CDF(z) // one-sided: only a worse level alerts
-		if r := p / boundary(len(after)); r < ratio {
+		if r := p / tu.boundary(len(after)); r < ratio {
 			ratio = r
 			best = step{tau: tau, before: mb, after: mean(after), runs: len(after)}
 			ok = true
 		}
 	}
-	best.pvalue = min(1, ratio*boundaryLevel())
+	best.pvalue = min(1, ratio*tu.totalLevel())
 	return best, ok
 }
 
@@ -176,7 +181,7 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (b
 // neither), how many runs that kept, and φ, its lag-1 autocorrelation corrected for the small-sample bias (about
 // -(1+3φ)/n) plus phiMargin standard errors, clamped to [0, 0.9]: underestimating φ is what
 // turns drift into false alarms.
-func level(x []float64) (mu, scale, phi float64, kept int) {
+func (tu tuning) level(x []float64) (mu, scale, phi float64, kept int) {
 	med := median(x)
 	abs := make([]float64, len(x))
 	for i, v := range x {
@@ -185,7 +190,7 @@ func level(x []float64) (mu, scale, phi float64, kept int) {
 	mad := 1.4826 * median(abs)
 	var in []float64
 	for _, v := range x {
-		if math.Abs(v-med) <= clip*mad {
+		if math.Abs(v-med) <= tu.clip*mad {
 			in = append(in, v)
 		}
 	}
@@ -207,7 +212,7 @@ func level(x []float64) (mu, scale, phi float64, kept int) {
 	if den > 0 {
 		n := float64(len(x))
 		phi = num / den
-		phi += (1+3*phi)/n + phiMargin*math.Sqrt(max(1-phi*phi, 0)/n)
+		phi += (1+3*phi)/n + tu.phiMargin*math.Sqrt(max(1-phi*phi, 0)/n)
 	}
 	return mu, scale, min(max(phi, 0), 0.9), len(in)
 }

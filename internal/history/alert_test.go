@@ -58,6 +58,64 @@ func alarmed(t testing.TB, values []float64, from, to int) bool {
 	return false
 }
 
+// rateCases are TestAlertRates' histories, with their goals: ok is what the test holds (a
+// regression guard where the goal is not met, under each set of seeds in docs/history.md:
+// see there).
+func rateCases() []alertCase {
+	below := func(x float64) func(float64) bool { return func(r float64) bool { return r <= x } }
+	above := func(x float64) func(float64) bool { return func(r float64) bool { return r >= x } }
+	return []alertCase{
+		{"stable, independent", 0, 30, 0, false, 10, 30, "≤ 5%", below(0.05)},
+		{"stable, AR(1) φ 0.3", 0.3, 30, 0, false, 10, 30, "≤ 5%", below(0.05)},
+		{"stable, AR(1) φ 0.5", 0.5, 30, 0, false, 10, 30, "≤ 5%", below(0.05)},
+		{"stable, independent", 0, 60, 0, false, 40, 60, "≤ 5%", below(0.05)},
+		{"stable, AR(1) φ 0.5", 0.5, 60, 0, false, 40, 60, "≤ 5%", below(0.05)},
+		{"5% step, independent", 0, 35, 0.05, false, 31, 35, "", nil},
+		{"10% step, independent", 0, 35, 0.10, false, 31, 35, "≥ 85%", above(0.55)},
+		{"20% step, independent", 0, 35, 0.20, false, 31, 35, "≥ 85%", above(0.85)},
+		{"10% step, AR(1) φ 0.5", 0.5, 35, 0.10, false, 31, 35, "", nil},
+		{"20% step, AR(1) φ 0.5", 0.5, 35, 0.20, false, 31, 35, "", nil},
+		{"two runs 1.5× at the end", 0, 32, 0.5, true, 31, 32, "≤ 5%", below(0.05)},
+		{"two runs 1.5×, then back", 0, 36, 0.5, true, 31, 36, "≤ 5%", below(0.05)},
+	}
+}
+
+// values is one seeded history of the case: lognormal noise of CV 5%, with its step or blip.
+func (c alertCase) values(seed uint64) []float64 {
+	v := noisy(seed, c.n, 0.05, c.phi)
+	switch {
+	case c.blip:
+		v[30] *= 1 + c.step
+		v[31] *= 1 + c.step
+	case c.step > 0:
+		for i := 30; i < c.n; i++ {
+			v[i] *= 1 + c.step
+		}
+	}
+	return v
+}
+
+// alertHistories reads GAUNTLET_ALERT_HISTORIES (200; at most 1,000: the seeds of two cases
+// stay apart) and GAUNTLET_ALERT_SEEDS (0), which TestAlertRates and TestAlertSweep share.
+func alertHistories(t *testing.T) (histories int, offset uint64) {
+	t.Helper()
+	histories = 200
+	if s := os.Getenv("GAUNTLET_ALERT_HISTORIES"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 1000 {
+			t.Fatalf("GAUNTLET_ALERT_HISTORIES %q: not a whole number from 1 to 1000", s)
+		}
+		histories = n
+	}
+	if s := os.Getenv("GAUNTLET_ALERT_SEEDS"); s != "" {
+		var err error
+		if offset, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("GAUNTLET_ALERT_SEEDS %q: not a non-negative integer", s)
+		}
+	}
+	return histories, offset
+}
+
 type alertCase struct {
 	name     string
 	phi      float64
@@ -81,56 +139,15 @@ func TestAlertRates(t *testing.T) {
 	if os.Getenv("GAUNTLET_ALERT_RATES") == "" {
 		t.Skip("set GAUNTLET_ALERT_RATES=1: minutes of CPU")
 	}
-	histories := 200
-	if s := os.Getenv("GAUNTLET_ALERT_HISTORIES"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 1000 {
-			t.Fatalf("GAUNTLET_ALERT_HISTORIES %q: not a whole number from 1 to 1000", s)
-		}
-		histories = n
-	}
-	var offset uint64
-	if s := os.Getenv("GAUNTLET_ALERT_SEEDS"); s != "" {
-		var err error
-		if offset, err = strconv.ParseUint(s, 10, 64); err != nil {
-			t.Fatalf("GAUNTLET_ALERT_SEEDS %q: not a non-negative integer", s)
-		}
-	}
-	below := func(x float64) func(float64) bool { return func(r float64) bool { return r <= x } }
-	above := func(x float64) func(float64) bool { return func(r float64) bool { return r >= x } }
-	// goal is the target; ok is what the test holds (a regression guard where the goal is
-	// not met, under each set of seeds in docs/history.md: see there).
-	cases := []alertCase{
-		{"stable, independent", 0, 30, 0, false, 10, 30, "≤ 5%", below(0.05)},
-		{"stable, AR(1) φ 0.3", 0.3, 30, 0, false, 10, 30, "≤ 5%", below(0.05)},
-		{"stable, AR(1) φ 0.5", 0.5, 30, 0, false, 10, 30, "≤ 5%", below(0.05)},
-		{"stable, independent", 0, 60, 0, false, 40, 60, "≤ 5%", below(0.05)},
-		{"stable, AR(1) φ 0.5", 0.5, 60, 0, false, 40, 60, "≤ 5%", below(0.05)},
-		{"5% step, independent", 0, 35, 0.05, false, 31, 35, "", nil},
-		{"10% step, independent", 0, 35, 0.10, false, 31, 35, "≥ 85%", above(0.55)},
-		{"20% step, independent", 0, 35, 0.20, false, 31, 35, "≥ 85%", above(0.85)},
-		{"10% step, AR(1) φ 0.5", 0.5, 35, 0.10, false, 31, 35, "", nil},
-		{"20% step, AR(1) φ 0.5", 0.5, 35, 0.20, false, 31, 35, "", nil},
-		{"two runs 1.5× at the end", 0, 32, 0.5, true, 31, 32, "≤ 5%", below(0.05)},
-		{"two runs 1.5×, then back", 0, 36, 0.5, true, 31, 36, "≤ 5%", below(0.05)},
-	}
+	histories, offset := alertHistories(t)
+	cases := rateCases()
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "HISTORY\tRUNS\tANALYSED AFTER RUNS\tALERTED\tGOAL")
 	for ci, c := range cases {
 		hits := 0
 		for h := range histories {
-			v := noisy(uint64(1000*ci+h)+offset, c.n, 0.05, c.phi)
-			switch {
-			case c.blip:
-				v[30] *= 1 + c.step
-				v[31] *= 1 + c.step
-			case c.step > 0:
-				for i := 30; i < c.n; i++ {
-					v[i] *= 1 + c.step
-				}
-			}
-			if alarmed(t, v, c.from, c.to) {
+			if alarmed(t, c.values(uint64(1000*ci+h)+offset), c.from, c.to) {
 				hits++
 			}
 		}
