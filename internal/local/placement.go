@@ -79,12 +79,12 @@ func placeDuet(spec *benchv1.BenchmarkRunSpec, p placement, st *benchv1.Placemen
 		return p
 	}
 	p.arms = map[string][]int{}
-	var crowded []string
+	crowded := 0 // pairs whose arms outnumber the target side's CPUs
 	for _, root := range slices.Sorted(maps.Keys(pairs)) {
 		names := pairs[root]
 		shares, ok := cpuset.Divide(p.target, len(names))
 		if !ok {
-			crowded = append(crowded, strings.Join(names, "+"))
+			crowded++
 			continue
 		}
 		for i, n := range names {
@@ -94,11 +94,11 @@ func placeDuet(spec *benchv1.BenchmarkRunSpec, p placement, st *benchv1.Placemen
 	}
 	var notes []string
 	if len(st.Arms) > 0 {
-		notes = append(notes, fmt.Sprintf("duet: %d pair(s)' targets on CPUs of their own (placement.arms)", len(pairs)-len(crowded)))
+		notes = append(notes, fmt.Sprintf("duet: %d pair(s)' targets on CPUs of their own (placement.arms)", len(pairs)-crowded))
 	}
-	if len(crowded) > 0 {
+	if crowded > 0 {
 		notes = append(notes, fmt.Sprintf("duet: %d pair(s) with more arms than the target side's CPUs (%s) share them, so one arm's requests queue behind the other's",
-			len(crowded), cpuset.Format(p.target)))
+			crowded, cpuset.Format(p.target)))
 	}
 	if shares, ok := cpuset.Divide(p.generator, widest); ok {
 		p.generators = shares
