@@ -36,7 +36,7 @@ import (
 // 0.008), so a lone series alerts exactly where it crosses the boundary.
 const DefaultMinRuns = 3
 
-var DefaultFDR = boundaryLevel()
+var DefaultFDR = defaultTuning.totalLevel()
 
 // AlertOptions tune the alert; the zero value of a field takes its default.
 type AlertOptions struct {
@@ -87,9 +87,7 @@ func (tu tuning) boundary(na int) float64 {
 	return 0.5 * math.Erfc((tu.cusumH+n*tu.cusumK)/math.Sqrt(n)/math.Sqrt2)
 }
 
-// boundaryLevel is the boundary's total level over every window the scan may try.
-func boundaryLevel() float64 { return defaultTuning.totalLevel() }
-
+// totalLevel is the boundary's total level over every window the scan may try.
 func (tu tuning) totalLevel() float64 {
 	sum := 0.0
 	for na := DefaultMinRuns; na <= MaxAge; na++ {
@@ -102,7 +100,7 @@ func (tu tuning) totalLevel() float64 {
 type step struct {
 	tau           int
 	before, after float64 // mean levels
-	pvalue        float64 // the split's tail over its boundary level, times boundaryLevel
+	pvalue        float64 // the split's tail over its boundary level, times totalLevel
 	runs          int     // runs at the new level
 }
 

@@ -39,11 +39,7 @@ func TestAlertSweep(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var idx []int
-				for _, cp := range cps {
-					idx = append(idx, cp.Index)
-				}
-				as = append(as, analysis{v[:n], idx})
+				as = append(as, analysis{v[:n], indexes(cps)})
 			}
 			data[ci] = append(data[ci], as)
 		}

@@ -142,10 +142,7 @@ func Analyze(runs []Run, o Options) (*Report, error) {
 				return nil, fmt.Errorf("%s/%s@%d %s: %w", k.Target, k.Scenario, k.LoadPoint, f, err)
 			}
 			s := Series{Key: k, Figure: f, Unit: unit[f], Points: len(pts)}
-			idx := make([]int, len(cps))
-			for i, c := range cps {
-				idx[i] = c.Index
-			}
+			idx := indexes(cps)
 			floor := 0
 			if o.Floor != nil {
 				fr := o.Floor(k, f)
@@ -197,4 +194,13 @@ func Analyze(runs []Run, o Options) (*Report, error) {
 	}
 	rep.Regressed = rep.Regressions > 0
 	return rep, nil
+}
+
+// indexes are the change points' positions in their series, as the alert's scan reads them.
+func indexes(cps []changepoint.ChangePoint) []int {
+	idx := make([]int, len(cps))
+	for i, c := range cps {
+		idx[i] = c.Index
+	}
+	return idx
 }
