@@ -152,8 +152,20 @@ func TestGeneratorFloorInTheCluster(t *testing.T) {
 		t.Logf("%s: k6 p99 %s, floor p99 %s, flags %v", row.Target, results.FormatMicros(row.P99Micros.Median),
 			results.FormatMicros(f.P99Micros), row.Flags)
 	}
-	if slow := got.Status.Results[1]; slow.Target != "slow" || !slow.Valid || slow.P99Micros.Median < 50000 {
-		t.Errorf("slow row %+v: want valid, p99 at least 50 ms", slow)
+	// The slow row is the target's own latency, never the generator's noise. On a loaded
+	// machine k6 itself can fall behind a 50 ms target (dropped iterations, a rate
+	// shortfall): those flags may make it invalid, no other may.
+	slow := got.Status.Results[1]
+	if slow.Target != "slow" || slow.P99Micros.Median < 50000 || slices.Contains(slow.Flags, results.FlagGeneratorNoise) {
+		t.Errorf("slow row %+v: want p99 at least 50 ms and no %s", slow, results.FlagGeneratorNoise)
+	}
+	for _, f := range slow.Flags {
+		if f != results.FlagDroppedIterations && f != results.FlagRateShortfall {
+			t.Errorf("slow row flagged %s (flags %v): only the generator's shortfall may invalidate it", f, slow.Flags)
+		}
+	}
+	if !slow.Valid && len(slow.Flags) == 0 {
+		t.Errorf("slow row invalid with no flag: %+v", slow)
 	}
 }
 
