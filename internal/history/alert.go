@@ -71,14 +71,21 @@ const (
 // gave the AR(1) histories most of their false alarms); cusumK and cusumH: the boundary's
 // reference and decision interval, in standard errors; persistSlack: how far, in scales,
 // the first and newest runs of the new level may stand below the midpoint of the two levels
-// (0: at least at it). The defaults were chosen on 1,000 seeded histories a case, other than
-// TestAlertRates' default ones: every stable case and both blips at about 4% at most, then
-// the most 10% steps (docs/history.md); TestAlertSweep measures others.
+// (0: at least at it); the other fields are described where they are declared. The defaults
+// were chosen on 1,000 seeded histories a case, other than TestAlertRates' default ones:
+// every stable case and both blips at about 4% at most, then the most 10% steps
+// (docs/history.md); TestAlertSweep measures others.
 type tuning struct {
 	clip, stepClip, phiMargin, shortLevel, cusumK, cusumH, persistSlack float64
+	// maxAge and minBefore: MaxAge and MinBefore; exact: the variance of the two means'
+	// difference under AR(1) for the windows' own lengths (both adjacent), not the long-run
+	// inflation (1+φ)/(1-φ), which overstates it for a window of a few runs.
+	maxAge, minBefore int
+	exact             bool
 }
 
-var defaultTuning = tuning{clip: 3.0, stepClip: 3.0, phiMargin: 0.75, shortLevel: 2.0, cusumK: 0.95, cusumH: 2.0}
+var defaultTuning = tuning{clip: 3.0, stepClip: 3.0, phiMargin: 0.75, shortLevel: 2.0, cusumK: 0.95, cusumH: 2.0,
+	maxAge: MaxAge, minBefore: MinBefore}
 
 // boundary is the one-sided level the boundary spends on a window of na runs at the new
 // level: the tail of a standard normal beyond (cusumH + na·cusumK)/√na.
@@ -90,7 +97,7 @@ func (tu tuning) boundary(na int) float64 {
 // totalLevel is the boundary's total level over every window the scan may try.
 func (tu tuning) totalLevel() float64 {
 	sum := 0.0
-	for na := DefaultMinRuns; na <= MaxAge; na++ {
+	for na := DefaultMinRuns; na <= tu.maxAge; na++ {
 		sum += tu.boundary(na)
 	}
 	return sum
@@ -114,7 +121,7 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (s
 
 func (tu tuning) scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (best step, ok bool) {
 	n := len(x)
-	first := max(floor+MinBefore, n-MaxAge)
+	first := max(floor+tu.minBefore, n-tu.maxAge)
 	last := n - minRuns
 	if first > last {
 		return step{}, false
@@ -127,7 +134,7 @@ func (tu tuning) scan(x []float64, cps []int, floor int, higherIsWorse bool, min
 	for tau := first; tau <= last; tau++ {
 		lo := floor
 		for _, c := range cps {
-			if c <= tau-MinBefore && c > lo {
+			if c <= tau-tu.minBefore && c > lo {
 				lo = c
 			}
 		}
@@ -161,8 +168,11 @@ func (tu tuning) scan(x []float64, cps []int, floor int, higherIsWorse bool, min
 		if shift <= 0 || sign*(x[tau]-mb)/scale < mid || sign*(x[n-1]-mb)/scale < mid {
 			continue
 		}
-		inflate := (1 + phi) / (1 - phi)
-		z := shift / math.Sqrt((1/float64(len(before))+1/float64(len(after)))*inflate) / (1 + tu.shortLevel/float64(len(before)))
+		v := (1/float64(len(before)) + 1/float64(len(after))) * (1 + phi) / (1 - phi)
+		if tu.exact {
+			v = ar1DiffVariance(phi, len(before), len(after))
+		}
+		z := shift / math.Sqrt(v) / (1 + tu.shortLevel/float64(len(before)))
 		p := 1 - mstats.TDist{V: float64(max(kept-1, 1))}.CDF(z) // one-sided: only a worse level alerts
 		if r := p / tu.boundary(len(after)); r < ratio {
 			ratio = r
@@ -213,6 +223,28 @@ func (tu tuning) level(x []float64) (mu, scale, phi float64, kept int) {
 		phi += (1+3*phi)/n + tu.phiMargin*math.Sqrt(max(1-phi*phi, 0)/n)
 	}
 	return mu, scale, min(max(phi, 0), 0.9), len(in)
+}
+
+// ar1DiffVariance is the variance, in units of the noise's, of the difference between the
+// means of nb runs and of the na runs right after them under AR(1) noise with coefficient phi.
+func ar1DiffVariance(phi float64, nb, na int) float64 {
+	within := func(n int) float64 {
+		s, p := 1.0, 1.0
+		for k := 1; k < n; k++ {
+			p *= phi
+			s += 2 * (1 - float64(k)/float64(n)) * p
+		}
+		return s / float64(n)
+	}
+	geo := func(from, to int) float64 { // Σ φ^u, u in [from, to]
+		s := 0.0
+		for u := from; u <= to; u++ {
+			s += math.Pow(phi, float64(u))
+		}
+		return s
+	}
+	cov := geo(0, nb-1) * geo(1, na) / float64(nb*na)
+	return within(nb) + within(na) - 2*cov
 }
 
 func mean(x []float64) float64 {

@@ -15,7 +15,7 @@ import (
 // TestAlertRates' histories (same cases, same seeds: GAUNTLET_ALERT_SEEDS and
 // GAUNTLET_ALERT_HISTORIES apply): E-Divisive's change points are found once per history
 // and analysis, then every tuning of the grid scans them. It prints the default's rates and
-// the ten tunings that find the most 10% steps while every stable case and both blips stay
+// the 25 tunings that find the most 10% steps while every stable case and both blips stay
 // at 5% at most; a tuning that met every goal would be listed with "all goals". Before the
 // grid it checks, on the first histories of each case, that its scan decides as Analyze
 // does. GAUNTLET_ALERT_SWEEP=1 go test ./internal/history -run TestAlertSweep -v -timeout 60m
@@ -76,20 +76,26 @@ func TestAlertSweep(t *testing.T) {
 		holds bool // every stable case and both blips at 5% at most
 	}
 	var grid []result
-	for _, slack := range []float64{0, 0.5, 1, 1.5} {
-		for _, k := range []float64{0.65, 0.8, 0.95} {
-			for _, hh := range []float64{1.6, 1.8, 2.0, 2.2, 2.4, 2.8, 3.2} {
-				for _, pm := range []float64{0.5, 0.75, 1} {
-					tu := defaultTuning
-					tu.persistSlack, tu.cusumK, tu.cusumH, tu.phiMargin = slack, k, hh, pm
-					r := rates(tu)
-					holds := true
-					for ci, c := range cases {
-						if c.goal == "≤ 5%" && r[ci] > 0.05 {
-							holds = false
+	for _, exact := range []bool{false, true} {
+		for _, age := range []int{10, 6} {
+			for _, mb := range []int{8, 12} {
+				for _, sl := range []float64{2, 1, 0.5} {
+					for _, k := range []float64{0.8, 0.95} {
+						for _, hh := range []float64{1.6, 2.0, 2.4} {
+							for _, pm := range []float64{0.5, 0.75, 1} {
+								tu := defaultTuning
+								tu.exact, tu.maxAge, tu.minBefore, tu.shortLevel, tu.cusumK, tu.cusumH, tu.phiMargin = exact, age, mb, sl, k, hh, pm
+								r := rates(tu)
+								holds := true
+								for ci, c := range cases {
+									if c.goal == "≤ 5%" && r[ci] > 0.05 {
+										holds = false
+									}
+								}
+								grid = append(grid, result{tu, r, holds})
+							}
 						}
 					}
-					grid = append(grid, result{tu, r, holds})
 				}
 			}
 		}
@@ -133,8 +139,9 @@ func TestAlertSweep(t *testing.T) {
 	}
 	def := rates(defaultTuning)
 	row("default", result{defaultTuning, def, true})
-	for _, r := range grid[:min(10, len(grid))] {
-		row(fmt.Sprintf("slack %.1f K %.2f H %.1f φ margin %.2f", r.tu.persistSlack, r.tu.cusumK, r.tu.cusumH, r.tu.phiMargin), r)
+	for _, r := range grid[:min(25, len(grid))] {
+		row(fmt.Sprintf("exact %v age %d before %d short %.1f K %.2f H %.1f φ margin %.2f", r.tu.exact, r.tu.maxAge, r.tu.minBefore,
+			r.tu.shortLevel, r.tu.cusumK, r.tu.cusumH, r.tu.phiMargin), r)
 	}
 	tw.Flush()
 	fmt.Fprintf(os.Stdout, "%d histories a case, %d tunings\n%s", histories, len(grid), b.String())

@@ -251,3 +251,35 @@ func BenchmarkAnalyzeFullHistory(b *testing.B) {
 		}
 	}
 }
+
+// ar1DiffVariance against the covariance matrix summed term by term: AR(1) with unit
+// variance has covariance φ^|i-j| between runs i and j.
+func TestAR1DiffVariance(t *testing.T) {
+	for _, c := range []struct {
+		phi    float64
+		nb, na int
+	}{{0, 30, 5}, {0.5, 30, 5}, {0.3, 8, 3}, {0.9, 12, 10}} {
+		n := c.nb + c.na
+		w := make([]float64, n) // the difference's weights: +1/na after, -1/nb before
+		for i := range w {
+			if i < c.nb {
+				w[i] = -1 / float64(c.nb)
+			} else {
+				w[i] = 1 / float64(c.na)
+			}
+		}
+		want := 0.0
+		for i := range n {
+			for j := range n {
+				want += w[i] * w[j] * math.Pow(c.phi, math.Abs(float64(i-j)))
+			}
+		}
+		if got := ar1DiffVariance(c.phi, c.nb, c.na); math.Abs(got-want) > 1e-12 {
+			t.Errorf("φ %v, %d then %d runs: %v, want %v", c.phi, c.nb, c.na, got, want)
+		}
+	}
+	// Short windows: below the long-run inflation, which is what the exact form is for.
+	if exact, longRun := ar1DiffVariance(0.5, 30, 5), (1.0/30+1.0/5)*3; exact >= longRun {
+		t.Errorf("exact %v, long-run %v", exact, longRun)
+	}
+}
