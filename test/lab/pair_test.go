@@ -16,26 +16,30 @@ import (
 )
 
 // testSameRunPair: two go-nethttp targets on the one node, v2 judged against v1 within the
-// run (spec.targets[].baselineTarget), v2 burning 1 ms more CPU per request: through the real
-// operators, v2's row is Slower, `kubectl get br -o wide` shows the verdict, status records
-// the node the pair ran on, and `gauntlet wait` exits 3 (Regressed).
+// run (spec.targets[].baselineTarget), v2 burning 300 µs more CPU per request, as a duet
+// (spec.load.pairing Duet): through the real operators both arms' TestRuns load at once in
+// every round, v2's row is Slower, `kubectl get br -o wide` shows the verdict, status
+// records the node the pair ran on, and `gauntlet wait` exits 3 (Regressed). The
+// interleaved pairing's path in the cluster is every run's; the duet's is its own.
 func (l *lab) testSameRunPair(t *testing.T) {
 	name := "same-run-pair"
 	ns := l.restrictedNamespace(t, name)
 	c := ctx(t, 18*time.Minute)
 	doc := drillDoc(t, name, "name: v1, preset: go-nethttp", "ping", "  baseline: {minEffect: \"0.1\"}\n")
 	spec := doc.Object["spec"].(map[string]any)
-	res := map[string]any{"cpu": "100m", "memory": "64Mi"}
+	// Both arms' targets and runners at once ask the node's CPU requests for what an
+	// interleaved pair's two targets and one runner did: 2 x 50m + 2 x 100m.
+	res := map[string]any{"cpu": "50m", "memory": "64Mi"}
 	spec["targets"] = []any{
 		map[string]any{"name": "v1", "preset": "go-nethttp", "resources": res},
 		map[string]any{"name": "v2", "preset": "go-nethttp", "resources": res, "baselineTarget": "v1",
-			"env": []any{map[string]any{"name": "EXTRA_CPU_MICROS", "value": "1000"}}},
+			"env": []any{map[string]any{"name": "EXTRA_CPU_MICROS", "value": "300"}}},
 	}
 	// Six rounds: with four, the interval of a rank test spans every round's figure, so one
 	// round the node starved (seeds run beside this lane) left the pair Inconclusive; with
 	// six it leaves the extremes out. Shorter windows pay for the two rounds added.
 	load := spec["load"].(map[string]any)
-	load["duration"], load["repetitions"] = "7s", int64(6)
+	load["duration"], load["repetitions"], load["pairing"] = "7s", int64(6), "Duet"
 	l.keepApplied(t, doc)
 	if _, err := l.dyn.Resource(runGVR).Namespace(ns).Create(c, doc, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("create BenchmarkRun: %v", err)
@@ -43,6 +47,23 @@ func (l *lab) testSameRunPair(t *testing.T) {
 	run, err := l.waitFinished(c, ns, name, 3*time.Second, 17*time.Minute)
 	if err != nil || run.Status.Phase != benchv1.PhaseSucceeded {
 		t.Fatalf("phase %v (%v), want Succeeded", run, err)
+	}
+	rounds := map[int32][]benchv1.Trial{}
+	for _, tr := range run.Status.Trials {
+		if !tr.Calibration && tr.Phase == benchv1.TrialSucceeded {
+			rounds[tr.Repetition] = append(rounds[tr.Repetition], tr)
+		}
+	}
+	duets := 0
+	for _, arms := range rounds {
+		if len(arms) == 2 && arms[0].MeasureStart != nil && arms[1].MeasureStart != nil && arms[0].MeasureEnd != nil && arms[1].MeasureEnd != nil &&
+			!arms[0].MeasureStart.After(arms[1].MeasureEnd.Time) && !arms[1].MeasureStart.After(arms[0].MeasureEnd.Time) &&
+			strings.Contains(arms[0].Message, "duet: loaded at the same time as "+arms[1].Name) {
+			duets++
+		}
+	}
+	if duets < 4 {
+		t.Errorf("%d of 6 rounds loaded both arms at once: %+v", duets, run.Status.Trials)
 	}
 	for _, r := range run.Status.Results {
 		if r.Target == "v2" && (r.Baseline == nil || r.Baseline.Verdict != benchv1.VerdictSlower || r.Baseline.BaselineTarget != "v1") {
