@@ -234,7 +234,7 @@ func (r *BenchmarkRunReconciler) readTrial(ctx context.Context, s *scope, t *ben
 	if err != nil {
 		return engine.ReadFailed(run, t, fmt.Errorf("from Prometheus: %w", err), s.now, r.deadlines(), s.notify)
 	}
-	next := engine.Record(run, t, m, []string{r.recordWire(mctx, run, t, &m), r.sharedNodes(mctx, run, t, pods, &m), note, engine.DuetNote(run, t)}, s.notify)
+	next := engine.Record(run, t, m, []string{r.recordWire(mctx, run, t, &m), r.sharedNodes(mctx, run, t, pods, &m), note}, s.notify)
 	if next.Stop == nil {
 		// Its figures are in status: TestRuns older than the last few go, with their pods.
 		_, err = r.pruneTestRuns(ctx, run)

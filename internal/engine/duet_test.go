@@ -70,3 +70,31 @@ func TestDuetArmsAreThePairsTrialsOfTheRound(t *testing.T) {
 		}
 	}
 }
+
+// A duet's arm records which trials loaded with it first in its message, in both modes: the
+// message is clipped to MaxMessageLength, and the wire's and placement's notes after it can
+// fill that (in the lab they did, and the note was lost).
+func TestRecordPutsTheDuetNoteFirst(t *testing.T) {
+	run := duetRun(t, benchv1.PairingDuet)
+	i := -1
+	for j, tr := range run.Status.Trials {
+		if tr.Target == "b" {
+			i = j
+			break
+		}
+	}
+	arm := &run.Status.Trials[i]
+	long := strings.Repeat("runner ran beside the target; ", 40)
+	Record(run, arm, benchv1.Measurement{Requests: 1}, []string{long, "another note"}, nil)
+	run.Status.Bound()
+	if want := "duet: loaded at the same time as "; !strings.HasPrefix(arm.Message, want) || !strings.Contains(arm.Message, ".r") {
+		t.Errorf("message %q: want it to start with %q and the other arm's name", arm.Message, want)
+	}
+	// A trial loaded alone has no duet note.
+	alone := duetRun(t, benchv1.PairingInterleaved)
+	tr := &alone.Status.Trials[i]
+	Record(alone, tr, benchv1.Measurement{Requests: 1}, []string{"note"}, nil)
+	if tr.Message != "note" {
+		t.Errorf("interleaved trial's message %q, want just its note", tr.Message)
+	}
+}

@@ -181,16 +181,18 @@ func ReadFailed(run *benchv1.BenchmarkRun, t *benchv1.Trial, err error, now time
 	return Next{}, fmt.Errorf("trial %s: %w", t.Name, err)
 }
 
-// Record puts a finished trial's figures into status: the trial Succeeded with notes (the
-// wire's and the placement's first: a long note is clipped at its end). Figures that k6
-// counted beyond what the target's wire carried were written by someone else, and fail the
-// trial rather than enter a row.
+// Record puts a finished trial's figures into status: the trial Succeeded with notes (a
+// duet's first, then the wire's and the placement's: a long message is clipped at its end).
+// Figures that k6 counted beyond what the target's wire carried were written by someone
+// else, and fail the trial rather than enter a row.
 func Record(run *benchv1.BenchmarkRun, t *benchv1.Trial, m benchv1.Measurement, notes []string, notify Notify) Next {
 	if why := results.SeriesBeyondWire(m, plan.InFlight(&run.Spec, plan.FromStatus(t))); why != "" {
 		return FailTrial(run, t, Failure{benchv1.ReasonSeriesBeyondWire, why}, notify)
 	}
+	// A duet's note comes first: the message is clipped, and which arms loaded together
+	// must survive the longer notes after it.
 	var kept []string
-	for _, n := range notes {
+	for _, n := range append([]string{DuetNote(run, t)}, notes...) {
 		if n != "" {
 			kept = append(kept, n)
 		}

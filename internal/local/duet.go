@@ -58,7 +58,6 @@ func (r *runner) runDuet(ctx context.Context, arms []int) {
 			engine.Requeue(a.t, "interrupted before the trial finished; not measured")
 			continue
 		}
-		a.x.notes = append(a.x.notes, engine.DuetNote(r.run, a.t))
 		r.finishTrial(a.t, o, m, a.x.notes)
 	}
 }

@@ -58,7 +58,7 @@ func (l *lab) testSameRunPair(t *testing.T) {
 	for _, arms := range rounds {
 		if len(arms) == 2 && arms[0].MeasureStart != nil && arms[1].MeasureStart != nil && arms[0].MeasureEnd != nil && arms[1].MeasureEnd != nil &&
 			!arms[0].MeasureStart.After(arms[1].MeasureEnd.Time) && !arms[1].MeasureStart.After(arms[0].MeasureEnd.Time) &&
-			strings.Contains(arms[0].Message, "duet: loaded at the same time as "+arms[1].Name) {
+			strings.HasPrefix(arms[0].Message, "duet: loaded at the same time as "+arms[1].Name) {
 			duets++
 		}
 	}
