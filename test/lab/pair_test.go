@@ -17,8 +17,9 @@ import (
 
 // testSameRunPair: two go-nethttp targets on the one node, v2 judged against v1 within the
 // run (spec.targets[].baselineTarget), v2 burning 300 µs more CPU per request, as a duet
-// (spec.load.pairing Duet): through the real operators both arms' TestRuns load at once in
-// every round, v2's row is Slower, `kubectl get br -o wide` shows the verdict, status
+// (spec.load.pairing Duet): through the real operators both arms' TestRuns load at once (in
+// at least four of six rounds: on a loaded node one runner can start a window late), v2's
+// row is Slower, `kubectl get br -o wide` shows the verdict, status
 // records the node the pair ran on, and `gauntlet wait` exits 3 (Regressed). The
 // interleaved pairing's path in the cluster is every run's; the duet's is its own.
 func (l *lab) testSameRunPair(t *testing.T) {
