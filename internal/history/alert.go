@@ -69,14 +69,13 @@ const (
 // much an old level of few runs is discounted (a short level, as after a change point found
 // in drifting noise, underestimates both its scale and φ, beyond what its t tail allows: it
 // gave the AR(1) histories most of their false alarms); cusumK and cusumH: the boundary's
-// reference and decision interval, in standard errors; persistSlack: how far, in scales,
-// the first and newest runs of the new level may stand below the midpoint of the two levels
-// (0: at least at it); the other fields are described where they are declared. The defaults
+// reference and decision interval, in standard errors; the other fields are described where
+// they are declared. The defaults
 // were chosen on 1,000 seeded histories a case, other than TestAlertRates' default ones:
 // every stable case and both blips at about 4% at most, then the most 10% steps
 // (docs/history.md); TestAlertSweep measures others.
 type tuning struct {
-	clip, stepClip, phiMargin, shortLevel, cusumK, cusumH, persistSlack float64
+	clip, stepClip, phiMargin, shortLevel, cusumK, cusumH float64
 	// maxAge and minBefore: MaxAge and MinBefore; exact: the variance of the two means'
 	// difference under AR(1) for the windows' own lengths (both adjacent), not the long-run
 	// inflation (1+φ)/(1-φ), which overstates it for a window of a few runs.
@@ -162,9 +161,9 @@ func (tu tuning) scan(x []float64, cps []int, floor int, higherIsWorse bool, min
 		}
 		shift := sum / float64(len(after)) // in scales, worse is positive
 		// Persistence at both ends: the first and the newest run of the new level stand
-		// nearer to it (unclipped) than to the old one (less persistSlack), so two wild runs
-		// and a normal one either side are not a step.
-		mid := raw/float64(len(after))/2 - tu.persistSlack
+		// nearer to it (unclipped) than to the old one, so two wild runs and a normal one
+		// either side are not a step.
+		mid := raw / float64(len(after)) / 2
 		if shift <= 0 || sign*(x[tau]-mb)/scale < mid || sign*(x[n-1]-mb)/scale < mid {
 			continue
 		}
