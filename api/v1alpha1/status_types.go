@@ -335,6 +335,15 @@ type Measurement struct {
 	// it (results.GeneratorBoundPercent).
 	// +optional
 	GeneratorCPULimitMillicores int64 `json:"generatorCPULimitMillicores,omitempty"`
+	// HostStealMillicores is the CPU time the hypervisor took from the trial's CPUs while
+	// they wanted to run (steal, top's "st"), summed over them as a mean over the window;
+	// HostCPUs is how many CPUs were read (the target's and its k6's, locally). A
+	// repetition whose steal passed results.HostStealPercent of those CPUs' time is left out
+	// of comparisons. Absent where it was not read (HostCPUs 0).
+	// +optional
+	HostStealMillicores int64 `json:"hostStealMillicores,omitempty"`
+	// +optional
+	HostCPUs int32 `json:"hostCPUs,omitempty"`
 	// Wire is the latency on the wire: the measured requests' packets on the target's port,
 	// each request's first byte paired with its response's first byte, with no load
 	// generator in it (local mode, when the capture is allowed). The latency fields above

@@ -8,6 +8,8 @@
 //	go run ./hack/power -runs 40 -gauntlet bin/gauntlet
 //
 // -pairing Duet loads each pair's arms at the same time instead of one after the other.
+// -leave-out-steal=false judges the recorded runs as if the host's steal had not been read
+// (no repetition left out for it); a second table shows how much steal moved the figure.
 package main
 
 import (
@@ -44,6 +46,7 @@ func main() {
 		extras           string
 		minEffect, path  string
 		pairing, metric  string
+		leaveOutSteal    bool
 	)
 	flag.IntVar(&runs, "runs", 40, "runs of the document")
 	flag.IntVar(&reps, "reps", 6, "repetitions of every trial")
@@ -58,6 +61,7 @@ func main() {
 	flag.StringVar(&path, "path", "", "a request path to load instead of the ping workload, e.g. /api/cpu/primes?n=20000 (about 1 ms of CPU)")
 	flag.StringVar(&pairing, "pairing", "Interleaved", "spec.load.pairing: Interleaved (one arm after the other) or Duet (both at once)")
 	flag.StringVar(&metric, "metric", "p50", "spec.baseline.metric the pairs are judged on: p50 ... p999 of the wire, or cpuPerRequest; a folder's recorded runs are judged again on it")
+	flag.BoolVar(&leaveOutSteal, "leave-out-steal", true, "leave out the repetitions the hypervisor took (results.HostStolen), as gauntlet does; false judges as if steal had not been read")
 	flag.Parse()
 
 	var arms []arm
@@ -91,7 +95,97 @@ func main() {
 		done = append(done, run)
 		log.Printf("run %d: %s", i, run.Status.Verdict)
 	}
+	fmt.Print(stealTable(done, metric))
+	if !leaveOutSteal {
+		for _, run := range done {
+			for _, t := range run.Status.Trials {
+				if t.Result != nil {
+					t.Result.HostStealMillicores, t.Result.HostCPUs = 0, 0
+				}
+			}
+		}
+	}
 	report(arms, done, minEffect, metric)
+}
+
+// stealTable says how far the host's steal moved each trial's figure: its deviation from its
+// target's median in the same run (log scale), for the trials over results.HostStealPercent
+// and for the others.
+func stealTable(runs []*benchv1.BenchmarkRun, metric string) string {
+	var clean, stolen []float64
+	unread := 0
+	for _, run := range runs {
+		byTarget := map[string][]float64{}
+		for _, t := range run.Status.Trials {
+			if v, ok := figure(t, metric); ok {
+				byTarget[t.Target] = append(byTarget[t.Target], v)
+			}
+		}
+		for _, t := range run.Status.Trials {
+			v, ok := figure(t, metric)
+			switch {
+			case !ok:
+			case t.Result.HostCPUs == 0:
+				unread++
+			case results.HostStolen(*t.Result):
+				stolen = append(stolen, v-medianOf(byTarget[t.Target]))
+			default:
+				clean = append(clean, v-medianOf(byTarget[t.Target]))
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d trials with the host's steal read (%d without); %s's deviation from its target's median in the run (standard deviation, log scale):\n\n", len(clean)+len(stolen), unread, metric)
+	fmt.Fprintf(&b, "| trials | count | deviation |\n|---|---|---|\n")
+	fmt.Fprintf(&b, "| steal at most %d%% of their CPUs | %d | %.1f%% |\n", results.HostStealPercent, len(clean), 100*stdev(clean))
+	fmt.Fprintf(&b, "| steal over %d%% (left out of comparisons) | %d | %.1f%% |\n\n", results.HostStealPercent, len(stolen), 100*stdev(stolen))
+	return b.String()
+}
+
+// figure is a target's trial's compared figure on a log scale: a percentile of the wire
+// (of k6 without one) or its CPU per request.
+func figure(t benchv1.Trial, metric string) (float64, bool) {
+	m := t.Result
+	if t.Calibration || t.Phase != benchv1.TrialSucceeded || m == nil {
+		return 0, false
+	}
+	var v int64
+	if metric == compare.MetricCPU {
+		if m.AchievedMilliRPS > 0 {
+			v = m.CPUMillicores * 1_000_000 / m.AchievedMilliRPS
+		}
+	} else {
+		i := slices.Index([]string{"p50", "p90", "p95", "p99", "p999"}, metric)
+		p := [5]int64{m.P50Micros, m.P90Micros, m.P95Micros, m.P99Micros, m.P999Micros}
+		if w := m.Wire; w != nil {
+			p = [5]int64{w.P50Micros, w.P90Micros, w.P95Micros, w.P99Micros, w.P999Micros}
+		}
+		if i >= 0 {
+			v = p[i]
+		}
+	}
+	return math.Log(float64(v)), v > 0
+}
+
+func medianOf(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+func stdev(v []float64) float64 {
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	var sum, sq float64
+	for _, x := range v {
+		sum += x
+	}
+	mean := sum / float64(len(v))
+	for _, x := range v {
+		sq += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(sq / float64(len(v)-1))
 }
 
 func document(arms []arm, reps, rate int, warmup, duration, minEffect, path, pairing, metric string) string {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/results"
 )
 
 // Rounds whose level drifts by ±20% while the candidate is 5% slower within each: the
@@ -71,6 +72,33 @@ func TestRoundsMatchByRepetition(t *testing.T) {
 	base, cur, baseOut, _ := rounds(&run.Spec, groups["go"], groups["node"])
 	if len(base) != 4 || len(cur) != 4 || base[1].P50Micros != 102 || cur[1].P50Micros != 112 || baseOut["DroppedIterations"] != 1 {
 		t.Fatalf("rounds: %d/%d, second %d/%d, left out %v", len(base), len(cur), base[1].P50Micros, cur[1].P50Micros, baseOut)
+	}
+}
+
+// A round the hypervisor took is left out of both arms of a pair and said; at the
+// threshold it stays.
+func TestRoundsLeaveOutHostSteal(t *testing.T) {
+	run := runWith("ab", map[string][]int64{"go": {100, 101, 102, 103, 104}, "node": {100, 101, 204, 103, 104}}, false)
+	var hit *benchv1.Measurement
+	for i, tr := range run.Status.Trials {
+		if tr.Target == "node" && tr.Repetition == 3 {
+			hit = run.Status.Trials[i].Result
+		}
+	}
+	// 2.0% of 2 CPUs' time: not over the threshold.
+	hit.HostStealMillicores, hit.HostCPUs = 40, 2
+	groups := byTarget(run)
+	if base, _, _, curOut := rounds(&run.Spec, groups["go"], groups["node"]); len(base) != 5 || len(curOut) != 0 {
+		t.Fatalf("at the threshold: %d rounds, left out %v", len(base), curOut)
+	}
+	hit.HostStealMillicores = 300 // 15%
+	groups = byTarget(run)
+	base, cur, _, curOut := rounds(&run.Spec, groups["go"], groups["node"])
+	if len(base) != 4 || len(cur) != 4 || cur[2].P50Micros != 103 || curOut[results.LeftOutHostSteal] != 1 {
+		t.Fatalf("rounds: %d/%d, third %d, left out %v", len(base), len(cur), cur[2].P50Micros, curOut)
+	}
+	if got := leftOut("node", curOut); got != "; node: repetitions left out (HostSteal 1)" {
+		t.Fatalf("leftOut = %q", got)
 	}
 }
 

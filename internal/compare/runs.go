@@ -269,7 +269,7 @@ func find(rows []benchv1.ResultRow, k results.RowKey) *benchv1.ResultRow {
 
 // valid are the repetitions whose own figures can be trusted (results.TrialRow: no
 // generator bound, dropped iterations, rate shortfall, errors above the SLO or mostly
-// failed requests), and why the
+// failed requests; and not taken by the hypervisor, results.HostStolen), and why the
 // others were left out: on a busy machine one stalled repetition would otherwise void the
 // comparison of the other five.
 func valid(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) (ms []benchv1.Measurement, out map[string]int) {
@@ -284,6 +284,10 @@ func valid(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) (ms []benchv1
 			}
 			continue
 		}
+		if results.HostStolen(*t.Result) {
+			out[results.LeftOutHostSteal]++
+			continue
+		}
 		ms = append(ms, *t.Result)
 	}
 	return ms, out
@@ -294,7 +298,7 @@ func leftOut(side string, flags map[string]int) string {
 		return ""
 	}
 	var parts []string
-	for _, f := range results.ValidityFlags {
+	for _, f := range slices.Concat(results.ValidityFlags, []string{results.LeftOutHostSteal}) {
 		if n := flags[f]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", f, n))
 		}

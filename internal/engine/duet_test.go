@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,5 +97,17 @@ func TestRecordPutsTheDuetNoteFirst(t *testing.T) {
 	Record(alone, tr, benchv1.Measurement{Requests: 1}, []string{"note"}, nil)
 	if tr.Message != "note" {
 		t.Errorf("interleaved trial's message %q, want just its note", tr.Message)
+	}
+}
+
+// The host's steal is said right after a duet's note, before the longer notes.
+func TestRecordSaysTheHostsSteal(t *testing.T) {
+	run := duetRun(t, benchv1.PairingDuet)
+	i := slices.IndexFunc(run.Status.Trials, func(tr benchv1.Trial) bool { return tr.Target == "b" })
+	arm := &run.Status.Trials[i]
+	Record(run, arm, benchv1.Measurement{Requests: 1, HostStealMillicores: 250, HostCPUs: 2}, []string{"the wire's note"}, nil)
+	duet, rest, _ := strings.Cut(arm.Message, "; ")
+	if !strings.HasPrefix(duet, "duet: ") || rest != "the hypervisor took 12.5% of the trial's 2 CPUs (steal): a comparison leaves this repetition out; the wire's note" {
+		t.Fatalf("message %q", arm.Message)
 	}
 }

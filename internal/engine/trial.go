@@ -182,7 +182,8 @@ func ReadFailed(run *benchv1.BenchmarkRun, t *benchv1.Trial, err error, now time
 }
 
 // Record puts a finished trial's figures into status: the trial Succeeded with notes (a
-// duet's first, then the wire's and the placement's: a long message is clipped at its end).
+// duet's first, then the host's steal, then the wire's and the placement's: a long message
+// is clipped at its end).
 // Figures that k6 counted beyond what the target's wire carried were written by someone
 // else, and fail the trial rather than enter a row.
 func Record(run *benchv1.BenchmarkRun, t *benchv1.Trial, m benchv1.Measurement, notes []string, notify Notify) Next {
@@ -192,7 +193,7 @@ func Record(run *benchv1.BenchmarkRun, t *benchv1.Trial, m benchv1.Measurement, 
 	// A duet's note comes first: the message is clipped, and which arms loaded together
 	// must survive the longer notes after it.
 	var kept []string
-	for _, n := range append([]string{DuetNote(run, t)}, notes...) {
+	for _, n := range append([]string{DuetNote(run, t), results.StolenNote(m)}, notes...) {
 		if n != "" {
 			kept = append(kept, n)
 		}

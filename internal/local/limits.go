@@ -158,25 +158,31 @@ func throttledOver(g *cgroups.Group, start, end time.Time, stop <-chan struct{})
 	if g == nil {
 		return d, false
 	}
-	at := func(t time.Time) (cgroups.Throttling, bool) {
-		select {
-		case <-time.After(time.Until(t)):
-		case <-stop:
-			return cgroups.Throttling{}, false
-		}
-		th, err := g.Throttling()
-		return th, err == nil
-	}
-	first, ok := at(start)
-	if !ok {
-		return d, false
-	}
-	last, ok := at(end)
+	first, last, ok := atBothEnds(start, end, stop, g.Throttling)
 	if !ok {
 		return d, false
 	}
 	return cgroups.Throttling{Periods: last.Periods - first.Periods, ThrottledPeriods: last.ThrottledPeriods - first.ThrottledPeriods,
 		ThrottledMicros: last.ThrottledMicros - first.ThrottledMicros}, true
+}
+
+// atBothEnds reads a cumulative counter at start and at end of a window, waiting for each;
+// ok is false when stop closes first or a read fails.
+func atBothEnds[T any](start, end time.Time, stop <-chan struct{}, read func() (T, error)) (first, last T, ok bool) {
+	at := func(t time.Time) (v T, ok bool) {
+		select {
+		case <-time.After(time.Until(t)):
+		case <-stop:
+			return v, false
+		}
+		v, err := read()
+		return v, err == nil
+	}
+	if first, ok = at(start); !ok {
+		return first, last, false
+	}
+	last, ok = at(end)
+	return first, last, ok
 }
 
 // describeLimits is the status's and the terminal's line for applied limits.

@@ -104,6 +104,7 @@ type trialRun struct {
 	marker *markerWriter
 	gen    k6.Runner
 	limit  int64
+	cpus   []int // the target's and k6's, for the host's steal
 	notes  []string
 }
 
@@ -121,7 +122,7 @@ func (r *runner) prepareTrial(t *benchv1.Trial, arm int, url string) (*trialRun,
 	if err != nil {
 		return nil, err
 	}
-	x := &trialRun{plan: p, log: logFile, marker: newMarkerWriter(logFile, loadStartsMarker)}
+	x := &trialRun{plan: p, log: logFile, marker: newMarkerWriter(logFile, loadStartsMarker), cpus: r.cpus.trialCPUs(t.Target, arm)}
 	if x.gen, x.limit, err = r.generatorFor(t, arm, dir, x.marker); err != nil {
 		logFile.Close()
 		return nil, err
@@ -146,6 +147,7 @@ type measured struct {
 	err     error
 	usage   supervise.Usage
 	th      cgroups.Throttling
+	steal   steal
 	wire    *benchv1.WireLatency
 }
 
@@ -170,15 +172,15 @@ func (r *runner) measureTrial(ctx context.Context, t *benchv1.Trial, ts *targetS
 		case <-tctx.Done():
 		}
 	}()
-	usage, throttled, started := r.sampleWindow(tctx, t, proc, x)
+	w := r.sampleWindow(tctx, t, proc, x)
 	// The capture runs from before the warmup to after k6 has exited: which requests are
 	// measured is read from each request's phase header, not from the clock.
 	capture := r.startWire(proc.Port)
 	mt.res, mt.err = x.gen.Run(tctx, x.plan)
 	cancel()
-	mt.usage, mt.th = <-usage, <-throttled
+	mt.usage, mt.th, mt.steal = <-w.usage, <-w.throttled, <-w.steal
 	mt.wire = r.stopWire(capture, x.plan)
-	mt.o.Started = *started
+	mt.o.Started = *w.started
 	return mt
 }
 
@@ -195,6 +197,7 @@ func (r *runner) concludeTrial(ctx context.Context, t *benchv1.Trial, ts *target
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
 	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
 	m.CPUPeriods, m.CPUThrottledPeriods = th.Periods, th.ThrottledPeriods
+	m.HostStealMillicores, m.HostCPUs = mt.steal.millicores, mt.steal.cpus
 	if u.Samples == 0 {
 		x.notes = append(x.notes, "target CPU and memory were not sampled")
 	}
@@ -236,30 +239,38 @@ func (r *runner) trialFailure(ctx context.Context, t *benchv1.Trial, ts *targetS
 	return nil
 }
 
-// sampleWindow samples the target's tree and cgroup over the measured window, which
-// begins a warmup after k6 logs that the load starts; started is set to that moment
-// before either channel delivers.
-func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Target, x *trialRun) (<-chan supervise.Usage, <-chan cgroups.Throttling, *time.Time) {
-	usage := make(chan supervise.Usage, 1)
-	throttled := make(chan cgroups.Throttling, 1)
-	started := new(time.Time)
+// window is what sampleWindow delivers once the measured window has ended (or the trial
+// stopped): one value on each channel; started is set before any of them.
+type window struct {
+	usage     chan supervise.Usage
+	throttled chan cgroups.Throttling
+	steal     chan steal
+	started   *time.Time
+}
+
+// sampleWindow samples the target's tree and cgroup, and the host's steal on the trial's
+// CPUs, over the measured window, which begins a warmup after k6 logs that the load starts.
+func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Target, x *trialRun) window {
+	w := window{usage: make(chan supervise.Usage, 1), throttled: make(chan cgroups.Throttling, 1), steal: make(chan steal, 1), started: new(time.Time)}
 	go func() {
 		select {
 		case t0 := <-x.marker.seen:
-			*started = t0
+			*w.started = t0
 			start := t0.Add(x.plan.Warmup())
 			end := start.Add(x.plan.Measure())
 			go func() {
 				th, _ := throttledOver(r.limits.group(t.Target), start, end, tctx.Done())
-				throttled <- th
+				w.throttled <- th
 			}()
-			usage <- supervise.SampleTree(proc.Pid(), start, end, supervise.SampleEvery, tctx.Done())
+			go func() { w.steal <- stealOver(x.cpus, start, end, tctx.Done()) }()
+			w.usage <- supervise.SampleTree(proc.Pid(), start, end, supervise.SampleEvery, tctx.Done())
 		case <-tctx.Done():
-			throttled <- cgroups.Throttling{}
-			usage <- supervise.Usage{}
+			w.throttled <- cgroups.Throttling{}
+			w.steal <- steal{}
+			w.usage <- supervise.Usage{}
 		}
 	}()
-	return usage, throttled, started
+	return w
 }
 
 // generatorFor is the k6 of a trial and the CPU it is judged against for GeneratorBound:

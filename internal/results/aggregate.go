@@ -172,6 +172,9 @@ func row(spec *benchv1.BenchmarkRunSpec, k RowKey, trials []benchv1.Trial, floor
 	if n := besideTarget(ms); n != "" {
 		notes = append(notes, n)
 	}
+	if n := stolenNote(trials); n != "" {
+		notes = append(notes, n)
+	}
 	// A busy k6 inflates its own timings; when the wire is the record they are not the
 	// row's figures, so it is noted, not flagged.
 	if busy && r.LatencySource == benchv1.LatencyWire {

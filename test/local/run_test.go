@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/utils/cpuset"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/report"
@@ -184,6 +187,11 @@ spec:
 		if m.GeneratorCPULimitMillicores != 100 || m.GeneratorCPUMillicores > 120 {
 			t.Errorf("trial %s: k6 used %dm against a limit of %dm; want the runner's 100m, held", tr.Name, m.GeneratorCPUMillicores, m.GeneratorCPULimitMillicores)
 		}
+		// The host's steal is read on a target's trial's CPUs: the target side's and k6's
+		// (the floor's trial is k6's own, never compared).
+		if want := pinnedCPUs(t, run.Status.Placement); !tr.Calibration && (m.HostCPUs != want || m.HostStealMillicores > int64(want)*1000) {
+			t.Errorf("trial %s: steal %dm over %d CPUs, want a share of the %d pinned", tr.Name, m.HostStealMillicores, m.HostCPUs, want)
+		}
 	}
 	if len(run.Status.Results) != 1 {
 		t.Fatalf("%d rows", len(run.Status.Results))
@@ -206,4 +214,18 @@ func sorted(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return out
+}
+
+// pinnedCPUs is how many CPUs the placement gave k6 and the target side together.
+func pinnedCPUs(t *testing.T, p *benchv1.Placement) int32 {
+	t.Helper()
+	if p == nil || p.Shared {
+		t.Fatalf("placement %+v: want k6 and the targets pinned apart", p)
+	}
+	gen, err1 := cpuset.Parse(p.GeneratorCPUs)
+	tgt, err2 := cpuset.Parse(p.TargetCPUs)
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+	return int32(gen.Union(tgt).Size())
 }

@@ -1,0 +1,64 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+
+	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+)
+
+// LeftOutHostSteal names, in a comparison's message, the repetitions left out because the
+// hypervisor took their CPUs (HostStolen). It is not a row's validity flag: one stolen
+// repetition moves a median little, but it moves a round's ratio as much as it moved the
+// repetition.
+const LeftOutHostSteal = "HostSteal"
+
+// HostStealPercent: a repetition whose CPUs lost more than this share of their time to the
+// hypervisor is left out of comparisons. On this project's 2-core cloud machine, trials
+// over it (18-22% of them in a disturbed hour) had a wire p50 4.5 times as scattered as
+// those under it, and none under it stood out (docs/measurement.md, "Steal").
+const HostStealPercent = 2
+
+// HostStolen is true when the hypervisor took more than HostStealPercent of the trial's CPUs
+// (false where steal was not read).
+func HostStolen(m benchv1.Measurement) bool {
+	return m.HostCPUs > 0 && m.HostStealMillicores*100 > int64(m.HostCPUs)*1000*HostStealPercent
+}
+
+// StealShare is a measurement's steal as a share of its CPUs' time: "12.5%" ("" where it
+// was not read).
+func StealShare(m benchv1.Measurement) string {
+	if m.HostCPUs <= 0 {
+		return ""
+	}
+	permille := m.HostStealMillicores / int64(m.HostCPUs)
+	return fmt.Sprintf("%d.%d%%", permille/10, permille%10)
+}
+
+// StolenNote is a trial's note when the hypervisor took its CPUs ("" when it did not).
+func StolenNote(m benchv1.Measurement) string {
+	if !HostStolen(m) {
+		return ""
+	}
+	return fmt.Sprintf("the hypervisor took %s of the trial's %d CPUs (steal): a comparison leaves this repetition out",
+		StealShare(m), m.HostCPUs)
+}
+
+// stolenNote says which repetitions of a row the hypervisor took ("" when none).
+func stolenNote(trials []benchv1.Trial) string {
+	var reps []string
+	for _, t := range trials {
+		if t.Phase == benchv1.TrialSucceeded && t.Result != nil && HostStolen(*t.Result) {
+			reps = append(reps, fmt.Sprintf("%d (%s)", t.Repetition, StealShare(*t.Result)))
+		}
+	}
+	if len(reps) == 0 {
+		return ""
+	}
+	if len(reps) == 1 {
+		return fmt.Sprintf("the hypervisor took over %d%% of the CPUs in repetition %s (steal): comparisons leave it out",
+			HostStealPercent, reps[0])
+	}
+	return fmt.Sprintf("the hypervisor took over %d%% of the CPUs in repetitions %s (steal): comparisons leave them out",
+		HostStealPercent, strings.Join(reps, ", "))
+}
