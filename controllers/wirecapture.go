@@ -231,36 +231,50 @@ func (r *BenchmarkRunReconciler) startWire(ctx context.Context, run *benchv1.Ben
 	}
 }
 
-// readWire stops the trial's captures and merges their figures (one per target pod). why
-// says what was missing when there are none.
-func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (*benchv1.WireLatency, string) {
+// nodeSteal is what the hypervisor took from the target pods' nodes over a trial's
+// captures, summed over their CPUs (each node once), as the agents read it.
+type nodeSteal struct {
+	millicores int64
+	cpus       int32
+}
+
+// readWire stops the trial's captures and merges their figures (one per target pod), and
+// the steal their agents read. why says what was missing when there are no figures.
+func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (*benchv1.WireLatency, nodeSteal, string) {
+	var steal nodeSteal
 	pods, _, err := r.targetPods(ctx, run, t)
 	if err != nil {
-		return nil, err.Error()
+		return nil, steal, err.Error()
 	}
 	reqs, err := plan.Requests(&run.Spec, t.Scenario)
 	if err != nil {
-		return nil, err.Error()
+		return nil, steal, err.Error()
 	}
 	expected := workload.ExpectedStatuses(reqs)
 	var (
-		h   wire.Histogram
-		out benchv1.WireLatency
+		h     wire.Histogram
+		out   benchv1.WireLatency
+		nodes = map[string]bool{}
 	)
 	for _, p := range pods {
 		base, err := r.agentOn(ctx, p.Spec.NodeName)
 		if err != nil {
-			return nil, err.Error()
+			return nil, steal, err.Error()
 		}
 		if base == "" {
-			return nil, fmt.Sprintf("no wire agent runs on node %s (pod %s)", p.Spec.NodeName, p.Name)
+			return nil, steal, fmt.Sprintf("no wire agent runs on node %s (pod %s)", p.Spec.NodeName, p.Name)
 		}
 		f, err := r.Wire.Client.Stop(ctx, base, captureID(run, t, p.Name))
 		if err != nil {
-			return nil, err.Error()
+			return nil, steal, err.Error()
 		}
 		if f.Error != "" {
-			return nil, fmt.Sprintf("the capture of pod %s on node %s broke off: %s", p.Name, p.Spec.NodeName, f.Error)
+			return nil, steal, fmt.Sprintf("the capture of pod %s on node %s broke off: %s", p.Name, p.Spec.NodeName, f.Error)
+		}
+		if f.CPUs > 0 && !nodes[p.Spec.NodeName] {
+			nodes[p.Spec.NodeName] = true
+			steal.millicores += f.StealMillicores
+			steal.cpus += f.CPUs
 		}
 		out.Requests += f.Requests
 		out.Unanswered += f.Unanswered
@@ -270,7 +284,7 @@ func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.Benc
 		h.Merge(f.Buckets, f.MaxNanos)
 	}
 	out.P50Micros, out.P90Micros, out.P95Micros, out.P99Micros, out.P999Micros, out.MaxMicros = h.Summary()
-	return &out, ""
+	return &out, steal, ""
 }
 
 // recordWire puts a trial's wire figures into its measurement and says on the run's
@@ -280,8 +294,9 @@ func (r *BenchmarkRunReconciler) recordWire(ctx context.Context, run *benchv1.Be
 	if r.Wire == nil {
 		return ""
 	}
-	w, why := r.readWire(ctx, run, t)
+	w, steal, why := r.readWire(ctx, run, t)
 	m.Wire = w
+	m.HostStealMillicores, m.HostCPUs = steal.millicores, steal.cpus
 	status, reason, msg := metav1.ConditionTrue, ReasonWireComplete, fmt.Sprintf("trial %s: every one of %d measured requests captured on the wire", t.Name, m.Requests)
 	switch {
 	case w == nil:

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/hoststeal"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
 	"github.com/gauntlet-bench/gauntlet/internal/testenv"
 	"github.com/gauntlet-bench/gauntlet/internal/testprom"
@@ -77,7 +78,15 @@ func TestWireCaptureToStatus(t *testing.T) {
 	// Which run a pod address belongs to, and how short its capture falls.
 	var mu sync.Mutex
 	byIP := map[string]cannedCapture{}
-	agentPort, agentClient := wireAgent(t, ns, (&wireagent.Server{Auth: tokenIs("s3cret"), Capture: func(ep wire.Endpoint) (wireagent.Running, error) {
+	// The node's two CPUs lose a fifth of their time to the hypervisor, whenever read.
+	var clock hoststeal.Sample
+	steal := func() (hoststeal.Sample, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		clock.CPUs, clock.Total, clock.Steal = []int{0, 1}, clock.Total+10, clock.Steal+2
+		return clock, nil
+	}
+	agentPort, agentClient := wireAgent(t, ns, (&wireagent.Server{Auth: tokenIs("s3cret"), Steal: steal, Capture: func(ep wire.Endpoint) (wireagent.Running, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return byIP[ep.Addr.String()], nil
@@ -158,6 +167,11 @@ func TestWireCaptureToStatus(t *testing.T) {
 				row.Wire.P50Micros.Median != 100 || row.Wire.MaxMicros.Median != 2000 || strings.Contains(trial.Message, "wire capture") ||
 				len(m.SharedNodes) != 0 {
 				t.Errorf("complete: measurement %+v wire %+v, row wire %+v, message %q", m, m.Wire, row.Wire, trial.Message)
+			}
+			// The agent's steal reaches the trial, which says it; the row stays valid.
+			if m.HostStealMillicores != 400 || m.HostCPUs != 2 || !strings.HasPrefix(trial.Message, "the hypervisor took 20.0% of the trial's 2 CPUs (steal)") ||
+				!strings.Contains(row.Message, "the hypervisor took over 10% of the CPUs in repetition 1 (20.0%)") || !row.Valid {
+				t.Errorf("complete: steal %dm over %d CPUs, trial message %q, row message %q, valid %v", m.HostStealMillicores, m.HostCPUs, trial.Message, row.Message, row.Valid)
 			}
 		case "beside":
 			if !slices.Equal(m.SharedNodes, []string{"node-a"}) || !strings.Contains(trial.Message, "ran on node node-a beside target pod") ||

@@ -336,10 +336,12 @@ type Measurement struct {
 	// +optional
 	GeneratorCPULimitMillicores int64 `json:"generatorCPULimitMillicores,omitempty"`
 	// HostStealMillicores is the CPU time the hypervisor took from the trial's CPUs while
-	// they wanted to run (steal, top's "st"), summed over them as a mean over the window;
-	// HostCPUs is how many CPUs were read (the target's and its k6's, locally). A
-	// repetition whose steal passed results.HostStealPercent of those CPUs' time is left out
-	// of comparisons. Absent where it was not read (HostCPUs 0).
+	// they wanted to run (steal, top's "st"), summed over them as a mean: locally over the
+	// measured window on the target's and its k6's CPUs; in a cluster over the wire
+	// capture (warmup and window) on every CPU of the target pods' nodes, as their wire
+	// agents read it. HostCPUs is how many CPUs were read. A repetition whose steal passed
+	// results.HostStealPercent of those CPUs' time is left out of comparisons that can
+	// spare it. Absent where it was not read (HostCPUs 0).
 	// +optional
 	HostStealMillicores int64 `json:"hostStealMillicores,omitempty"`
 	// +optional

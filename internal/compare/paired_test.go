@@ -85,8 +85,8 @@ func TestRoundsLeaveOutHostSteal(t *testing.T) {
 			hit = run.Status.Trials[i].Result
 		}
 	}
-	// 2.0% of 2 CPUs' time: not over the threshold.
-	hit.HostStealMillicores, hit.HostCPUs = 40, 2
+	// 10.0% of 2 CPUs' time: not over the threshold.
+	hit.HostStealMillicores, hit.HostCPUs = 200, 2
 	groups := byTarget(run)
 	if base, _, _, curOut := rounds(&run.Spec, groups["go"], groups["node"]); len(base) != 5 || len(curOut) != 0 {
 		t.Fatalf("at the threshold: %d rounds, left out %v", len(base), curOut)

@@ -73,17 +73,14 @@ func Pairs(run *benchv1.BenchmarkRun, o Options) string {
 }
 
 // rounds are the repetitions both arms measured validly, matched by round (a repetition
-// flagged on its own drops its round from both sides), with why the others were left out.
+// flagged on its own drops its round from both sides; so does one the hypervisor took, as
+// far as spareStolenRounds allows), with why the others were left out.
 func rounds(spec *benchv1.BenchmarkRunSpec, baseTrials, curTrials []benchv1.Trial) (base, cur []benchv1.Measurement, baseOut, curOut map[string]int) {
 	byRound := func(trials []benchv1.Trial) (map[int32]benchv1.Measurement, map[string]int) {
 		ok, out := map[int32]benchv1.Measurement{}, map[string]int{}
 		for _, t := range trials {
-			if ms, flags := valid(spec, []benchv1.Trial{t}); len(ms) == 1 {
-				ok[t.Repetition] = ms[0]
-			} else {
-				for f, n := range flags {
-					out[f] += n
-				}
+			if m, good := trusted(spec, t, out); good {
+				ok[t.Repetition] = m
 			}
 		}
 		return ok, out
@@ -100,5 +97,6 @@ func rounds(spec *benchv1.BenchmarkRunSpec, baseTrials, curTrials []benchv1.Tria
 	for _, rep := range reps {
 		base, cur = append(base, b[rep]), append(cur, c[rep])
 	}
+	base, cur = spareStolenRounds(base, cur, baseOut, curOut)
 	return base, cur, baseOut, curOut
 }

@@ -269,28 +269,32 @@ func find(rows []benchv1.ResultRow, k results.RowKey) *benchv1.ResultRow {
 
 // valid are the repetitions whose own figures can be trusted (results.TrialRow: no
 // generator bound, dropped iterations, rate shortfall, errors above the SLO or mostly
-// failed requests; and not taken by the hypervisor, results.HostStolen), and why the
-// others were left out: on a busy machine one stalled repetition would otherwise void the
-// comparison of the other five.
+// failed requests; and not taken by the hypervisor, as far as spareStolen allows), and why
+// the others were left out: on a busy machine one stalled repetition would otherwise void
+// the comparison of the other five.
 func valid(spec *benchv1.BenchmarkRunSpec, trials []benchv1.Trial) (ms []benchv1.Measurement, out map[string]int) {
 	out = map[string]int{}
 	for _, t := range trials {
-		if t.Phase != benchv1.TrialSucceeded || t.Result == nil {
-			continue
+		if m, ok := trusted(spec, t, out); ok {
+			ms = append(ms, m)
 		}
-		if tr := results.TrialRow(spec, t); !tr.Valid {
-			for _, f := range tr.Flags {
-				out[f]++
-			}
-			continue
-		}
-		if results.HostStolen(*t.Result) {
-			out[results.LeftOutHostSteal]++
-			continue
-		}
-		ms = append(ms, *t.Result)
 	}
-	return ms, out
+	return spareStolen(ms, out), out
+}
+
+// trusted is a succeeded trial's measurement when no flag of its own voids it; the flags
+// that do are counted in out.
+func trusted(spec *benchv1.BenchmarkRunSpec, t benchv1.Trial, out map[string]int) (benchv1.Measurement, bool) {
+	if t.Phase != benchv1.TrialSucceeded || t.Result == nil {
+		return benchv1.Measurement{}, false
+	}
+	if tr := results.TrialRow(spec, t); !tr.Valid {
+		for _, f := range tr.Flags {
+			out[f]++
+		}
+		return benchv1.Measurement{}, false
+	}
+	return *t.Result, true
 }
 
 func leftOut(side string, flags map[string]int) string {

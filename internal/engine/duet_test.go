@@ -107,7 +107,7 @@ func TestRecordSaysTheHostsSteal(t *testing.T) {
 	arm := &run.Status.Trials[i]
 	Record(run, arm, benchv1.Measurement{Requests: 1, HostStealMillicores: 250, HostCPUs: 2}, []string{"the wire's note"}, nil)
 	duet, rest, _ := strings.Cut(arm.Message, "; ")
-	if !strings.HasPrefix(duet, "duet: ") || rest != "the hypervisor took 12.5% of the trial's 2 CPUs (steal): a comparison leaves this repetition out; the wire's note" {
+	if !strings.HasPrefix(duet, "duet: ") || rest != "the hypervisor took 12.5% of the trial's 2 CPUs (steal): left out of a comparison that can spare it; the wire's note" {
 		t.Fatalf("message %q", arm.Message)
 	}
 }

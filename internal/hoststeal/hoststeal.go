@@ -1,8 +1,7 @@
 // Package hoststeal reads the CPU time a hypervisor took from this machine's CPUs while
 // they wanted to run (steal: /proc/stat's eighth column, top's "st"). A cloud guest's
-// neighbours take it in bursts; a trial caught in one measures the neighbours as much as
-// the target (the local mode's trials with steal over 2% of their CPUs' time had a wire p50
-// five times as scattered as the others: docs/measurement.md).
+// neighbours take it in bursts; a trial caught in a large one measures the neighbours as
+// much as the target (docs/measurement.md, "Steal").
 package hoststeal
 
 import (

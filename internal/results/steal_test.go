@@ -14,12 +14,12 @@ func TestHostStolenOverTheShare(t *testing.T) {
 		want  bool
 		share string
 	}{
-		{0, 0, false, ""},        // not read
-		{500, 0, false, ""},      // no CPUs: nothing to judge against
-		{40, 2, false, "2.0%"},   // at the threshold
-		{41, 2, true, "2.0%"},    // just over it
-		{250, 2, true, "12.5%"},  // a neighbour's burst
-		{300, 16, false, "1.8%"}, // the same steal spread over a larger machine's CPUs
+		{0, 0, false, ""},         // not read
+		{500, 0, false, ""},       // no CPUs: nothing to judge against
+		{200, 2, false, "10.0%"},  // at the threshold
+		{201, 2, true, "10.0%"},   // just over it
+		{250, 2, true, "12.5%"},   // a neighbour's burst
+		{1500, 16, false, "9.3%"}, // the same share of a larger machine's CPUs, just under
 	} {
 		m := benchv1.Measurement{HostStealMillicores: c.steal, HostCPUs: c.cpus}
 		if got := HostStolen(m); got != c.want {
@@ -32,10 +32,10 @@ func TestHostStolenOverTheShare(t *testing.T) {
 }
 
 func TestStolenNotes(t *testing.T) {
-	if n := StolenNote(benchv1.Measurement{HostStealMillicores: 40, HostCPUs: 2}); n != "" {
+	if n := StolenNote(benchv1.Measurement{HostStealMillicores: 200, HostCPUs: 2}); n != "" {
 		t.Errorf("under the threshold: note %q", n)
 	}
-	if n := StolenNote(benchv1.Measurement{HostStealMillicores: 250, HostCPUs: 2}); n != "the hypervisor took 12.5% of the trial's 2 CPUs (steal): a comparison leaves this repetition out" {
+	if n := StolenNote(benchv1.Measurement{HostStealMillicores: 250, HostCPUs: 2}); n != "the hypervisor took 12.5% of the trial's 2 CPUs (steal): left out of a comparison that can spare it" {
 		t.Errorf("note %q", n)
 	}
 	spec := &benchv1.BenchmarkRunSpec{}
@@ -45,7 +45,7 @@ func TestStolenNotes(t *testing.T) {
 			Result: &benchv1.Measurement{Requests: 100, AchievedMilliRPS: 10_000, P50Micros: 100, HostStealMillicores: steal, HostCPUs: 2}})
 	}
 	rows := Aggregate(spec, trials)
-	if len(rows) != 1 || !strings.Contains(rows[0].Message, "the hypervisor took over 2% of the CPUs in repetitions 2 (12.5%), 4 (30.0%) (steal): comparisons leave them out") {
+	if len(rows) != 1 || !strings.Contains(rows[0].Message, "the hypervisor took over 10% of the CPUs in repetitions 2 (12.5%), 4 (30.0%) (steal): left out of comparisons that can spare them") {
 		t.Fatalf("row message %q", rows[0].Message)
 	}
 	// A row's validity is its figures': a stolen repetition is said, not flagged.

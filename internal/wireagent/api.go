@@ -73,6 +73,10 @@ type Figures struct {
 	MaxMicros  int64         `json:"maxMicros"`
 	MaxNanos   int64         `json:"maxNanos"`
 	Buckets    []wire.Bucket `json:"buckets,omitempty"`
+	// StealMillicores is the CPU the hypervisor took from the node's CPUs over the capture
+	// (hoststeal: its mean, summed over them); CPUs is how many (0: not read).
+	StealMillicores int64 `json:"stealMillicores,omitempty"`
+	CPUs            int32 `json:"cpus,omitempty"`
 }
 
 func figuresOf(id string, r wire.EndpointResult, err error) Figures {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/hoststeal"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
 )
 
@@ -30,6 +31,9 @@ func NodeCapturer(ep wire.Endpoint) (Running, error) { return wire.StartEndpoint
 type Server struct {
 	Capture Capturer
 	Auth    Authenticator
+	// Steal samples the node's CPUs at a capture's start and stop (hoststeal.Read of every
+	// CPU when nil): the hypervisor's share of them over the trial.
+	Steal func() (hoststeal.Sample, error)
 
 	mu       sync.Mutex
 	running  map[string]*entry
@@ -42,6 +46,20 @@ type entry struct {
 	run    Running
 	timer  *time.Timer
 	tenant string
+	steal  hoststeal.Sample // at the start; none when it could not be read
+}
+
+// stealNow samples the node's CPUs; a sample with no CPUs when it cannot.
+func (s *Server) stealNow() hoststeal.Sample {
+	read := s.Steal
+	if read == nil {
+		read = func() (hoststeal.Sample, error) { return hoststeal.Read(nil) }
+	}
+	v, err := read()
+	if err != nil {
+		return hoststeal.Sample{}
+	}
+	return v
 }
 
 // Handler serves POST /v1/captures (start), POST /v1/captures/{id}/stop,
@@ -150,7 +168,7 @@ func (s *Server) start(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	e := &entry{run: run, tenant: q.Tenant}
+	e := &entry{run: run, tenant: q.Tenant, steal: s.stealNow()}
 	e.timer = time.AfterFunc(time.Duration(q.Seconds)*time.Second, func() { s.finish(q.ID) })
 	s.running[q.ID] = e
 	writeJSON(w, http.StatusCreated, Figures{ID: q.ID, State: StateRunning})
@@ -171,6 +189,9 @@ func (s *Server) finish(id string) (Figures, bool) {
 	e.timer.Stop()
 	res, err := e.run.Stop()
 	f := figuresOf(id, res, err)
+	if m, n, ok := hoststeal.Window(e.steal, s.stealNow()); ok {
+		f.StealMillicores, f.CPUs = m, n
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.finished[id] = f

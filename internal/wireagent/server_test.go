@@ -5,6 +5,7 @@ package wireagent
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gauntlet-bench/gauntlet/internal/hoststeal"
 	"github.com/gauntlet-bench/gauntlet/internal/wire"
 )
 
@@ -91,6 +93,35 @@ func TestAgentCaptureLifecycle(t *testing.T) {
 	}
 	if _, err := c.Stop(ctx, agent.URL, "other"); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("unknown capture: want 404, got %v", err)
+	}
+}
+
+// A capture says what the hypervisor took from the node's CPUs between its start and its
+// stop; an agent that cannot read them says nothing of it.
+func TestAgentReadsTheNodesSteal(t *testing.T) {
+	samples := []hoststeal.Sample{{CPUs: []int{0, 1}, Steal: 1, Total: 100}, {CPUs: []int{0, 1}, Steal: 1.5, Total: 110}}
+	steal := func() (hoststeal.Sample, error) {
+		if len(samples) == 0 {
+			return hoststeal.Sample{}, errors.New("no /proc/stat")
+		}
+		s := samples[0]
+		samples = samples[1:]
+		return s, nil
+	}
+	srv, ca := serveTLS(t, (&Server{Capture: func(wire.Endpoint) (Running, error) { return canned{}, nil }, Auth: tokenIs("s3cret"), Steal: steal}).Handler(), time.Now())
+	c, ctx := testClient(t, ca, "s3cret"), context.Background()
+	for _, id := range []string{"read", "unread"} {
+		if err := c.Start(ctx, srv.URL, StartRequest{ID: id, PodIP: "10.0.0.1", Port: 80, Seconds: 5}); err != nil {
+			t.Fatal(err)
+		}
+		f, err := c.Stop(ctx, srv.URL, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 0.5 s of 10 s of two CPUs' time: 5%, 100m over the two.
+		if want := map[string][2]int64{"read": {100, 2}, "unread": {0, 0}}[id]; f.StealMillicores != want[0] || int64(f.CPUs) != want[1] {
+			t.Errorf("%s: steal %dm over %d CPUs, want %dm over %d", id, f.StealMillicores, f.CPUs, want[0], want[1])
+		}
 	}
 }
 

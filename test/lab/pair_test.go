@@ -53,6 +53,10 @@ func (l *lab) testSameRunPair(t *testing.T) {
 	for _, tr := range run.Status.Trials {
 		if !tr.Calibration && tr.Phase == benchv1.TrialSucceeded {
 			rounds[tr.Repetition] = append(rounds[tr.Repetition], tr)
+			// The node's wire agent read its CPUs' steal over the capture (a share of them).
+			if m := tr.Result; m.Wire != nil && (m.HostCPUs < 1 || m.HostStealMillicores > int64(m.HostCPUs)*1000) {
+				t.Errorf("trial %s: steal %dm over %d CPUs, want the node's CPUs read by its wire agent", tr.Name, m.HostStealMillicores, m.HostCPUs)
+			}
 		}
 	}
 	duets := 0
