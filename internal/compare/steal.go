@@ -45,9 +45,9 @@ func spareStolenRounds(base, cur []benchv1.Measurement, baseOut, curOut map[stri
 	return b, c
 }
 
-// leaveOut marks which of n items to leave out: those whose steal (per mille of their CPUs'
-// time, 0 when not stolen) is over the threshold, the most stolen first, while more than
-// MinRepetitions would remain.
+// leaveOut marks which of n items to leave out: those with a steal (per mille of their CPUs'
+// time; 0 when under the threshold), the most stolen first, as long as MinRepetitions
+// remain.
 func leaveOut(n int, steal func(int) int64) []bool {
 	var stolen []int
 	for i := range n {
@@ -69,5 +69,5 @@ func stealOf(m benchv1.Measurement) int64 {
 	if !results.HostStolen(m) {
 		return 0
 	}
-	return m.HostStealMillicores * 1000 / (int64(m.HostCPUs) * 1000)
+	return m.HostStealMillicores / int64(m.HostCPUs)
 }
