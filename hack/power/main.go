@@ -8,8 +8,9 @@
 //	go run ./hack/power -runs 40 -gauntlet bin/gauntlet
 //
 // -pairing Duet loads each pair's arms at the same time instead of one after the other.
-// -leave-out-steal=false judges the recorded runs as if the host's steal had not been read
-// (no repetition left out for it); a second table shows how much steal moved the figure.
+// It first prints how far the host's steal moved each trial's figure, by how much was
+// stolen; -leave-out-steal=false judges the recorded runs as if steal had not been read (no
+// repetition left out for it).
 package main
 
 import (
@@ -108,11 +109,15 @@ func main() {
 	report(arms, done, minEffect, metric)
 }
 
-// stealTable says how far the host's steal moved each trial's figure: its deviation from its
-// target's median in the same run (log scale), for the trials over results.HostStealPercent
-// and for the others.
+// stealTable says how far the host's steal moved each trial's figure: its deviation from
+// its target's median in the same run (log scale), by how much of the trial's CPUs' time
+// was stolen.
 func stealTable(runs []*benchv1.BenchmarkRun, metric string) string {
-	var clean, stolen []float64
+	bands := []struct {
+		name   string
+		upTo   int64 // per mille of the CPUs' time
+		values []float64
+	}{{"at most 0.5%", 5, nil}, {"0.5–2%", 20, nil}, {"2–5%", 50, nil}, {"5–10%", 100, nil}, {"10–20%", 200, nil}, {"over 20%", math.MaxInt64, nil}}
 	unread := 0
 	for _, run := range runs {
 		byTarget := map[string][]float64{}
@@ -123,23 +128,30 @@ func stealTable(runs []*benchv1.BenchmarkRun, metric string) string {
 		}
 		for _, t := range run.Status.Trials {
 			v, ok := figure(t, metric)
-			switch {
-			case !ok:
-			case t.Result.HostCPUs == 0:
+			if !ok {
+				continue
+			}
+			if t.Result.HostCPUs == 0 {
 				unread++
-			case results.HostStolen(*t.Result):
-				stolen = append(stolen, v-medianOf(byTarget[t.Target]))
-			default:
-				clean = append(clean, v-medianOf(byTarget[t.Target]))
+				continue
+			}
+			permille := t.Result.HostStealMillicores / int64(t.Result.HostCPUs)
+			for i := range bands {
+				if permille <= bands[i].upTo {
+					bands[i].values = append(bands[i].values, v-medianOf(byTarget[t.Target]))
+					break
+				}
 			}
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d trials with the host's steal read (%d without); %s's deviation from its target's median in the run (standard deviation, log scale):\n\n", len(clean)+len(stolen), unread, metric)
-	fmt.Fprintf(&b, "| trials | count | deviation |\n|---|---|---|\n")
-	fmt.Fprintf(&b, "| steal at most %d%% of their CPUs | %d | %.1f%% |\n", results.HostStealPercent, len(clean), 100*stdev(clean))
-	fmt.Fprintf(&b, "| steal over %d%% (left out of comparisons) | %d | %.1f%% |\n\n", results.HostStealPercent, len(stolen), 100*stdev(stolen))
-	return b.String()
+	fmt.Fprintf(&b, "%s of each trial against its target's median in the run (log scale), by the steal of its CPUs (%d trials did not read it); over %d%% is left out of comparisons that can spare it:\n\n",
+		metric, unread, results.HostStealPercent)
+	fmt.Fprintf(&b, "| steal, share of the trial's CPUs' time | trials | deviation (sd) | mean |\n|---|---|---|---|\n")
+	for _, band := range bands {
+		fmt.Fprintf(&b, "| %s | %d | %.1f%% | %+.1f%% |\n", band.name, len(band.values), 100*stdev(band.values), 100*mean(band.values))
+	}
+	return b.String() + "\n"
 }
 
 // figure is a target's trial's compared figure on a log scale: a percentile of the wire
@@ -171,6 +183,17 @@ func medianOf(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s[(len(s)-1)/2]
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	return sum / float64(len(v))
 }
 
 func stdev(v []float64) float64 {

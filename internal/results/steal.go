@@ -16,7 +16,7 @@ const LeftOutHostSteal = "HostSteal"
 // HostStealPercent: a repetition whose CPUs lost more than this share of their time to the
 // hypervisor is left out of comparisons that can spare it (compare.spareStolen). On this
 // project's 2-core cloud machine, trials under it were no more scattered than the others,
-// and trials over it read high: +6.7% on average at 10-20% stolen, +30% over 20%
+// and trials over it read high: about 7% at 10-20% stolen, 30% over 20%
 // (docs/measurement.md, "Steal"). Leaving out steal under it only costs rounds.
 const HostStealPercent = 10
 
