@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
+	"github.com/gauntlet-bench/gauntlet/internal/hoststeal"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/results"
 	"github.com/gauntlet-bench/gauntlet/internal/specs"
@@ -231,17 +232,11 @@ func (r *BenchmarkRunReconciler) startWire(ctx context.Context, run *benchv1.Ben
 	}
 }
 
-// nodeSteal is what the hypervisor took from the target pods' nodes over a trial's
-// captures, summed over their CPUs (each node once), as the agents read it.
-type nodeSteal struct {
-	millicores int64
-	cpus       int32
-}
-
 // readWire stops the trial's captures and merges their figures (one per target pod), and
-// the steal their agents read. why says what was missing when there are no figures.
-func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (*benchv1.WireLatency, nodeSteal, string) {
-	var steal nodeSteal
+// what the hypervisor took from their nodes' CPUs (each node once) as the agents read it.
+// why says what was missing when there are no figures.
+func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.BenchmarkRun, t *benchv1.Trial) (*benchv1.WireLatency, hoststeal.Taken, string) {
+	var steal hoststeal.Taken
 	pods, _, err := r.targetPods(ctx, run, t)
 	if err != nil {
 		return nil, steal, err.Error()
@@ -273,8 +268,8 @@ func (r *BenchmarkRunReconciler) readWire(ctx context.Context, run *benchv1.Benc
 		}
 		if f.CPUs > 0 && !nodes[p.Spec.NodeName] {
 			nodes[p.Spec.NodeName] = true
-			steal.millicores += f.StealMillicores
-			steal.cpus += f.CPUs
+			steal.Millicores += f.StealMillicores
+			steal.CPUs += f.CPUs
 		}
 		out.Requests += f.Requests
 		out.Unanswered += f.Unanswered
@@ -296,7 +291,7 @@ func (r *BenchmarkRunReconciler) recordWire(ctx context.Context, run *benchv1.Be
 	}
 	w, steal, why := r.readWire(ctx, run, t)
 	m.Wire = w
-	m.HostStealMillicores, m.HostCPUs = steal.millicores, steal.cpus
+	m.HostStealMillicores, m.HostCPUs = steal.Millicores, steal.CPUs
 	status, reason, msg := metav1.ConditionTrue, ReasonWireComplete, fmt.Sprintf("trial %s: every one of %d measured requests captured on the wire", t.Name, m.Requests)
 	switch {
 	case w == nil:

@@ -135,7 +135,7 @@ func stealTable(runs []*benchv1.BenchmarkRun, metric string) string {
 				unread++
 				continue
 			}
-			permille := t.Result.HostStealMillicores / int64(t.Result.HostCPUs)
+			permille := results.StealPermille(*t.Result)
 			for i := range bands {
 				if permille <= bands[i].upTo {
 					bands[i].values = append(bands[i].values, v-medianOf(byTarget[t.Target]))
@@ -154,29 +154,16 @@ func stealTable(runs []*benchv1.BenchmarkRun, metric string) string {
 	return b.String() + "\n"
 }
 
-// figure is a target's trial's compared figure on a log scale: a percentile of the wire
-// (of k6 without one) or its CPU per request.
+// figure is a target's trial's compared figure, as a comparison reads it, on a log scale.
 func figure(t benchv1.Trial, metric string) (float64, bool) {
-	m := t.Result
-	if t.Calibration || t.Phase != benchv1.TrialSucceeded || m == nil {
+	if t.Calibration || t.Phase != benchv1.TrialSucceeded || t.Result == nil {
 		return 0, false
 	}
-	var v int64
-	if metric == compare.MetricCPU {
-		if m.AchievedMilliRPS > 0 {
-			v = m.CPUMillicores * 1_000_000 / m.AchievedMilliRPS
-		}
-	} else {
-		i := slices.Index([]string{"p50", "p90", "p95", "p99", "p999"}, metric)
-		p := [5]int64{m.P50Micros, m.P90Micros, m.P95Micros, m.P99Micros, m.P999Micros}
-		if w := m.Wire; w != nil {
-			p = [5]int64{w.P50Micros, w.P90Micros, w.P95Micros, w.P99Micros, w.P999Micros}
-		}
-		if i >= 0 {
-			v = p[i]
-		}
+	v := compare.Figures([]benchv1.Measurement{*t.Result}, metric)
+	if len(v) != 1 || v[0] <= 0 {
+		return 0, false
 	}
-	return math.Log(float64(v)), v > 0
+	return math.Log(float64(v[0])), true
 }
 
 func medianOf(v []float64) float64 {
@@ -200,13 +187,9 @@ func stdev(v []float64) float64 {
 	if len(v) < 2 {
 		return math.NaN()
 	}
-	var sum, sq float64
+	m, sq := mean(v), 0.0
 	for _, x := range v {
-		sum += x
-	}
-	mean := sum / float64(len(v))
-	for _, x := range v {
-		sq += (x - mean) * (x - mean)
+		sq += (x - m) * (x - m)
 	}
 	return math.Sqrt(sq / float64(len(v)-1))
 }

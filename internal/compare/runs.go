@@ -363,6 +363,12 @@ func metricIndex(m string) int {
 func Sample(run *benchv1.BenchmarkRun, k results.RowKey, metric string) []int64 {
 	_, groups := results.Group(run.Status.Trials)
 	ms, _ := valid(&run.Spec, groups[k])
+	return Figures(ms, metric)
+}
+
+// Figures is metric of each measurement as Sample reads it (nil for cpuPerRequest when one
+// has no CPU figure).
+func Figures(ms []benchv1.Measurement, metric string) []int64 {
 	if metric == MetricCPU {
 		out, _ := cpuPerRequest(ms)
 		return out

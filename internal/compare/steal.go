@@ -69,5 +69,5 @@ func stealOf(m benchv1.Measurement) int64 {
 	if !results.HostStolen(m) {
 		return 0
 	}
-	return m.HostStealMillicores / int64(m.HostCPUs)
+	return results.StealPermille(m)
 }

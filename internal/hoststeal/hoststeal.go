@@ -51,17 +51,23 @@ func Of(perCPU map[int64]procfs.CPUStat, cpus []int) (Sample, error) {
 	return s, nil
 }
 
-// Window is the steal between two samples of the same CPUs: the mean CPU the hypervisor
-// took over the interval, summed over the CPUs, and how many CPUs that is. ok is false when
-// the samples do not cover the same CPUs or no time passed.
-func Window(first, last Sample) (stealMillicores int64, cpus int32, ok bool) {
+// Taken is what the hypervisor took from some CPUs over an interval: its mean, summed over
+// the CPUs, in millicores, and how many CPUs were read (0: none, nothing was read).
+type Taken struct {
+	Millicores int64
+	CPUs       int32
+}
+
+// Window is the steal between two samples of the same CPUs. ok is false when the samples do
+// not cover the same CPUs or no time passed.
+func Window(first, last Sample) (t Taken, ok bool) {
 	total := last.Total - first.Total
 	if !slices.Equal(first.CPUs, last.CPUs) || len(first.CPUs) == 0 || total <= 0 {
-		return 0, 0, false
+		return t, false
 	}
 	n := len(first.CPUs)
 	// Total is the CPUs' time together: their count times the interval, to /proc/stat's
 	// tick, so the share needs no clock of its own.
 	share := max(0, last.Steal-first.Steal) / total
-	return int64(share*float64(n)*1000 + 0.5), int32(n), true
+	return Taken{Millicores: int64(share*float64(n)*1000 + 0.5), CPUs: int32(n)}, true
 }

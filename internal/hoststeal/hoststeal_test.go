@@ -23,9 +23,9 @@ func TestWindowIsTheShareOfTheCPUsTimeTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, n, ok := Window(first, last)
-	if !ok || n != 2 || m != 250 {
-		t.Fatalf("Window = %dm over %d CPUs (ok %v), want 250m over 2", m, n, ok)
+	got, ok := Window(first, last)
+	if !ok || got != (Taken{Millicores: 250, CPUs: 2}) {
+		t.Fatalf("Window = %+v (ok %v), want 250m over 2 CPUs", got, ok)
 	}
 }
 
@@ -35,11 +35,11 @@ func TestWindowRefusesSamplesItCannotCompare(t *testing.T) {
 		"other CPUs":     {CPUs: []int{1}, Total: 11},
 		"no time passed": {CPUs: []int{0}, Total: 10},
 	} {
-		if _, _, ok := Window(a, b); ok {
+		if _, ok := Window(a, b); ok {
 			t.Errorf("%s: Window ok, want not", name)
 		}
 	}
-	if _, _, ok := Window(Sample{}, Sample{}); ok {
+	if _, ok := Window(Sample{}, Sample{}); ok {
 		t.Error("no CPUs: Window ok, want not")
 	}
 }

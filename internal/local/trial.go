@@ -15,6 +15,7 @@ import (
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/cgroups"
 	"github.com/gauntlet-bench/gauntlet/internal/engine"
+	"github.com/gauntlet-bench/gauntlet/internal/hoststeal"
 	"github.com/gauntlet-bench/gauntlet/internal/k6"
 	"github.com/gauntlet-bench/gauntlet/internal/plan"
 	"github.com/gauntlet-bench/gauntlet/internal/sizing"
@@ -147,7 +148,7 @@ type measured struct {
 	err     error
 	usage   supervise.Usage
 	th      cgroups.Throttling
-	steal   steal
+	steal   hoststeal.Taken
 	wire    *benchv1.WireLatency
 }
 
@@ -197,7 +198,7 @@ func (r *runner) concludeTrial(ctx context.Context, t *benchv1.Trial, ts *target
 	m.CPUMillicores, m.CPUPeakMillicores = u.CPUMillicores, u.CPUPeakMillicores
 	m.MemoryBytes, m.MemoryPeakBytes = u.MemoryBytes, u.MemoryPeakBytes
 	m.CPUPeriods, m.CPUThrottledPeriods = th.Periods, th.ThrottledPeriods
-	m.HostStealMillicores, m.HostCPUs = mt.steal.millicores, mt.steal.cpus
+	m.HostStealMillicores, m.HostCPUs = mt.steal.Millicores, mt.steal.CPUs
 	if u.Samples == 0 {
 		x.notes = append(x.notes, "target CPU and memory were not sampled")
 	}
@@ -244,14 +245,14 @@ func (r *runner) trialFailure(ctx context.Context, t *benchv1.Trial, ts *targetS
 type window struct {
 	usage     chan supervise.Usage
 	throttled chan cgroups.Throttling
-	steal     chan steal
+	steal     chan hoststeal.Taken
 	started   *time.Time
 }
 
 // sampleWindow samples the target's tree and cgroup, and the host's steal on the trial's
 // CPUs, over the measured window, which begins a warmup after k6 logs that the load starts.
 func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Target, x *trialRun) window {
-	w := window{usage: make(chan supervise.Usage, 1), throttled: make(chan cgroups.Throttling, 1), steal: make(chan steal, 1), started: new(time.Time)}
+	w := window{usage: make(chan supervise.Usage, 1), throttled: make(chan cgroups.Throttling, 1), steal: make(chan hoststeal.Taken, 1), started: new(time.Time)}
 	go func() {
 		select {
 		case t0 := <-x.marker.seen:
@@ -266,7 +267,7 @@ func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Targ
 			w.usage <- supervise.SampleTree(proc.Pid(), start, end, supervise.SampleEvery, tctx.Done())
 		case <-tctx.Done():
 			w.throttled <- cgroups.Throttling{}
-			w.steal <- steal{}
+			w.steal <- hoststeal.Taken{}
 			w.usage <- supervise.Usage{}
 		}
 	}()

@@ -26,14 +26,23 @@ func HostStolen(m benchv1.Measurement) bool {
 	return m.HostCPUs > 0 && m.HostStealMillicores*100 > int64(m.HostCPUs)*1000*HostStealPercent
 }
 
+// StealPermille is a measurement's steal per mille of its CPUs' time (0 where it was not
+// read): millicores over the CPUs read.
+func StealPermille(m benchv1.Measurement) int64 {
+	if m.HostCPUs <= 0 {
+		return 0
+	}
+	return m.HostStealMillicores / int64(m.HostCPUs)
+}
+
 // StealShare is a measurement's steal as a share of its CPUs' time: "12.5%" ("" where it
 // was not read).
 func StealShare(m benchv1.Measurement) string {
 	if m.HostCPUs <= 0 {
 		return ""
 	}
-	permille := m.HostStealMillicores / int64(m.HostCPUs)
-	return fmt.Sprintf("%d.%d%%", permille/10, permille%10)
+	p := StealPermille(m)
+	return fmt.Sprintf("%d.%d%%", p/10, p%10)
 }
 
 // StolenNote is a trial's note when the hypervisor took its CPUs ("" when it did not).

@@ -189,8 +189,8 @@ func (s *Server) finish(id string) (Figures, bool) {
 	e.timer.Stop()
 	res, err := e.run.Stop()
 	f := figuresOf(id, res, err)
-	if m, n, ok := hoststeal.Window(e.steal, s.stealNow()); ok {
-		f.StealMillicores, f.CPUs = m, n
+	if taken, ok := hoststeal.Window(e.steal, s.stealNow()); ok {
+		f.StealMillicores, f.CPUs = taken.Millicores, taken.CPUs
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
