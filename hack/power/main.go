@@ -8,6 +8,10 @@
 //	go run ./hack/power -runs 40 -gauntlet bin/gauntlet
 //
 // -pairing Duet loads each pair's arms at the same time instead of one after the other.
+// -judge-reps N judges only each recorded run's first N repetitions, so one set of long
+// runs also answers for fewer repetitions. -across DIR judges the old way against runs of
+// the same document made at another time: each run's baseline arm against the candidate arm
+// of every run in DIR, instead of the next run's.
 // It first prints how far the host's steal moved each trial's figure, by how much was
 // stolen; -leave-out-steal=false judges the recorded runs as if steal had not been read (no
 // repetition left out for it).
@@ -48,6 +52,8 @@ func main() {
 		minEffect, path  string
 		pairing, metric  string
 		leaveOutSteal    bool
+		judgeReps        int
+		across           string
 	)
 	flag.IntVar(&runs, "runs", 40, "runs of the document")
 	flag.IntVar(&reps, "reps", 6, "repetitions of every trial")
@@ -63,6 +69,8 @@ func main() {
 	flag.StringVar(&pairing, "pairing", "Interleaved", "spec.load.pairing: Interleaved (one arm after the other) or Duet (both at once)")
 	flag.StringVar(&metric, "metric", "p50", "spec.baseline.metric the pairs are judged on: p50 ... p999 of the wire, or cpuPerRequest; a folder's recorded runs are judged again on it")
 	flag.BoolVar(&leaveOutSteal, "leave-out-steal", true, "leave out the repetitions the hypervisor took (results.HostStolen), as gauntlet does; false judges as if steal had not been read")
+	flag.IntVar(&judgeReps, "judge-reps", 0, "judge only the first N repetitions of every recorded run (0: all)")
+	flag.StringVar(&across, "across", "", "a folder of runs of the same document made at another time; the old way pairs each run's baseline arm with each of its runs' candidates")
 	flag.Parse()
 
 	var arms []arm
@@ -96,6 +104,17 @@ func main() {
 		done = append(done, run)
 		log.Printf("run %d: %s", i, run.Status.Verdict)
 	}
+	var others []*benchv1.BenchmarkRun
+	if across != "" {
+		if others = readRuns(across); len(others) == 0 {
+			log.Fatalf("-across: no runs in %s", across)
+		}
+	}
+	if judgeReps > 0 {
+		for _, run := range slices.Concat(done, others) {
+			firstReps(run, judgeReps)
+		}
+	}
 	fmt.Print(stealTable(done, metric))
 	if !leaveOutSteal {
 		for _, run := range done {
@@ -106,7 +125,27 @@ func main() {
 			}
 		}
 	}
-	report(arms, done, minEffect, metric)
+	report(arms, done, others, minEffect, metric)
+}
+
+// readRuns reads the runs a power folder holds, in order.
+func readRuns(dir string) []*benchv1.BenchmarkRun {
+	var out []*benchv1.BenchmarkRun
+	for i := 0; ; i++ {
+		run, _, err := local.ReadRun(filepath.Join(dir, fmt.Sprintf("run-%03d", i)))
+		if err != nil {
+			return out
+		}
+		out = append(out, run)
+	}
+}
+
+// firstReps keeps a run's first n repetitions, as if its document had asked for n.
+func firstReps(run *benchv1.BenchmarkRun, n int) {
+	run.Status.Trials = slices.DeleteFunc(run.Status.Trials, func(t benchv1.Trial) bool {
+		return !t.Calibration && int(t.Repetition) > n
+	})
+	run.Spec.Load.Repetitions = int32(n)
 }
 
 // stealTable says how far the host's steal moved each trial's figure: its deviation from
@@ -217,7 +256,10 @@ func sample(run *benchv1.BenchmarkRun, target, metric string) []int64 {
 	return compare.Sample(run, results.RowKey{Target: target, Scenario: "ping", Point: pts[0]}, metric)
 }
 
-func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect, metric string) {
+// report prints the verdicts on each pair. The old way (separate runs) pairs each run's
+// baseline arm with the next run's candidate, or with the candidate of every run of others
+// (runs made at another time) where they are given.
+func report(arms []arm, runs, others []*benchv1.BenchmarkRun, minEffect, metric string) {
 	o, err := compare.OptionsFrom(&benchv1.Baseline{MinEffect: minEffect, Metric: metric})
 	if err != nil {
 		log.Fatal(err)
@@ -247,8 +289,8 @@ func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect, metric string) 
 			if len(b) > 0 && len(c) > 0 {
 				same = append(same, ratio(b, c))
 			}
-			if i+1 < len(runs) { // the old way: this run's baseline arm, the next run's candidate
-				if c2 := sample(runs[i+1], a.can, metric); len(b) > 0 && len(c2) > 0 {
+			for _, other := range oldWay(runs, others, i) {
+				if c2 := sample(other, a.can, metric); len(b) > 0 && len(c2) > 0 {
 					separate = append(separate, ratio(b, c2))
 				}
 			}
@@ -263,6 +305,18 @@ func report(arms []arm, runs []*benchv1.BenchmarkRun, minEffect, metric string) 
 			counts[benchv1.VerdictSlower], counts[benchv1.VerdictFaster], counts[benchv1.VerdictNoChange], counts[benchv1.VerdictInconclusive],
 			md, 100*iqr(same), 100*iqr(separate))
 	}
+}
+
+// oldWay is the runs whose candidate arm run i's baseline arm is judged against the old way:
+// every run of others (made at another time), or else the next run.
+func oldWay(runs, others []*benchv1.BenchmarkRun, i int) []*benchv1.BenchmarkRun {
+	switch {
+	case len(others) > 0:
+		return others
+	case i+1 < len(runs):
+		return runs[i+1 : i+2]
+	}
+	return nil
 }
 
 // ratio is the candidate's median over the baseline's, minus one.
