@@ -23,6 +23,14 @@ if (__ENV.GAUNTLET_RUNNER) {
   tags.runner = __ENV.GAUNTLET_RUNNER;
 }
 
+// A duet (plan.arms, internal/workload.Duet): this one k6 loads every arm, each at the
+// whole load point, the arms in turns: iteration i goes to arm i mod n, so the arrivals
+// alternate A, B, A, B from one schedule at n times the rate. (A scenario per arm, offset by
+// a share of the interval, kept no turns on one CPU: k6's timers fired the arms together.)
+// Each request of an arm carries the arm's tags and arm=k.
+const arms = Array.isArray(plan.arms) && plan.arms.length > 1 ? plan.arms : null;
+const nArms = arms ? arms.length : 1;
+
 // One executor definition, used twice: the warmup, then the measured window. Each k6
 // scenario tags its samples (phase), so the measured window has series of its own.
 function scenario(phase, startMs, durationMs) {
@@ -43,14 +51,14 @@ function scenario(phase, startMs, durationMs) {
   if (plan.model === 'open') {
     return Object.assign(s, {
       executor: 'constant-arrival-rate',
-      rate: plan.rate,
+      rate: plan.rate * nArms,
       timeUnit: '1s',
       duration: ms(durationMs),
-      preAllocatedVUs: plan.preAllocatedVUs,
-      maxVUs: plan.maxVUs,
+      preAllocatedVUs: plan.preAllocatedVUs * nArms,
+      maxVUs: plan.maxVUs * nArms,
     });
   }
-  return Object.assign(s, { executor: 'constant-vus', vus: plan.vus, duration: ms(durationMs) });
+  return Object.assign(s, { executor: 'constant-vus', vus: plan.vus * nArms, duration: ms(durationMs) });
 }
 
 const scenarios = {};
@@ -58,6 +66,17 @@ if (plan.warmupMs > 0) {
   scenarios.warmup = scenario('warmup', 0, plan.warmupMs);
 }
 scenarios.measure = scenario('measure', plan.warmupMs, plan.measureMs);
+
+// Always-true thresholds on the measured submetrics: they make k6 keep these submetrics,
+// so --summary-export carries exact figures of the measured window alone (per arm in a
+// duet). dropped_iterations carries only the k6 scenario tag (not the scenario's own tags),
+// so a duet's arms share its count.
+const thresholds = { 'dropped_iterations{scenario:measure}': ['count>=0'] };
+for (const tag of arms ? arms.map((_, k) => `,arm:${k}`) : ['']) {
+  thresholds[`http_req_duration{phase:measure${tag}}`] = ['max>=0'];
+  thresholds[`http_reqs{phase:measure${tag}}`] = ['count>=0'];
+  thresholds[`http_req_failed{phase:measure${tag}}`] = ['rate>=0'];
+}
 
 export const options = {
   scenarios,
@@ -76,27 +95,19 @@ export const options = {
   // are read by nothing, and url would make one series per {id}.
   systemTags: ['scenario', 'expected_response'],
   summaryTrendStats: ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'p(99.9)'],
-  // Always-true thresholds on the measured submetrics: they make k6 keep these
-  // submetrics, so --summary-export carries exact figures of the measured window alone.
-  // dropped_iterations carries only the k6 scenario tag (not the scenario's own tags).
-  thresholds: {
-    'http_req_duration{phase:measure}': ['max>=0'],
-    'http_reqs{phase:measure}': ['count>=0'],
-    'http_req_failed{phase:measure}': ['rate>=0'],
-    'dropped_iterations{scenario:measure}': ['count>=0'],
-  },
+  thresholds,
 };
 
 // Per-request parameters, built once per VU and per phase. No per-request tags: nothing
 // reads a per-endpoint series, and each tag costs CPU on every sample. The Gauntlet-Phase
 // header marks each request's window on the wire, so a packet capture (internal/wire)
 // counts exactly the requests k6 counts as measured.
-function params(r, phase) {
+function params(r, phase, arm) {
   const headers = { 'Gauntlet-Phase': phase };
   if (r.body) {
     headers['Content-Type'] = 'application/json';
   }
-  return {
+  const p = {
     headers,
     timeout: ms(plan.timeoutMs),
     // http_req_failed (and expected_response=false) then means "not the status the
@@ -104,6 +115,14 @@ function params(r, phase) {
     // per request).
     responseCallback: http.expectedStatuses(r.expectStatus),
   };
+  if (arms) {
+    // A duet's request is its arm's sample: the arm's own tags (target, testid, ...), arm=k.
+    p.tags = Object.assign({}, arms[arm].tags, { phase, arm: String(arm) });
+    if (__ENV.GAUNTLET_RUNNER) {
+      p.tags.runner = __ENV.GAUNTLET_RUNNER;
+    }
+  }
+  return p;
 }
 const requests = plan.requests.map((r) => ({
   method: r.method,
@@ -113,7 +132,8 @@ const requests = plan.requests.map((r) => ({
   idMin: r.idMin || 0,
   idSpan: r.idSpan || 0,
   idStride: r.idStride || 0,
-  params: { warmup: params(r, 'warmup'), measure: params(r, 'measure') },
+  // Per arm (one for a plan of one target), then per phase.
+  params: Array.from({ length: nArms }, (_, k) => ({ warmup: params(r, 'warmup', k), measure: params(r, 'measure', k) })),
 }));
 
 // Marks the start of the load on stderr: internal/k6 times its CPU samples from it.
@@ -121,20 +141,25 @@ export function setup() {
   console.log('gauntlet: load starts');
 }
 
-// A plan of one request with a fixed path (ping and the like) needs no iteration number.
+// A plan of one request with a fixed path (ping and the like) needs no iteration number
+// (a duet's does: it picks the arm).
 // Reading exec.scenario builds a fresh object of the scenario's state on every call: with
 // it gone from this path, k6 spent 23-28% less CPU per request than with the script
 // before the leaner one (16-core x86, 2k and 10k req/s: hack/bench-generator, README).
-const single = requests.length === 1 && requests[0].idSpan === 0 ? requests[0] : null;
+const single = requests.length === 1 && requests[0].idSpan === 0 && !arms ? requests[0] : null;
 const singleURL = single ? plan.baseURL + single.path : '';
+const baseURLs = arms ? arms.map((a) => a.baseURL) : [plan.baseURL];
 
-// The same deterministic rules as internal/workload (Mix.Pick and IDRange.At).
+// The same deterministic rules as internal/workload (Mix.Pick and IDRange.At). In a duet,
+// iteration i is arm i mod n's (i / n)th, so every arm gets the same sequence of requests.
 function send(phase) {
   if (single) {
-    http.request(single.method, singleURL, single.body, single.params[phase]);
+    http.request(single.method, singleURL, single.body, single.params[0][phase]);
     return;
   }
-  const it = exec.scenario.iterationInTest;
+  const n = exec.scenario.iterationInTest;
+  const arm = n % nArms;
+  const it = Math.floor(n / nArms);
   const pos = ((it % plan.mixTotal) * plan.mixStride) % plan.mixTotal;
   let i = 0;
   while (i < requests.length - 1 && pos >= requests[i].cumWeight) {
@@ -146,7 +171,7 @@ function send(phase) {
     const id = q.idMin + ((it % q.idSpan) * q.idStride) % q.idSpan;
     path = path.split('{id}').join(String(id));
   }
-  http.request(q.method, plan.baseURL + path, q.body, q.params[phase]);
+  http.request(q.method, baseURLs[arm] + path, q.body, q.params[arm][phase]);
 }
 
 export function warmup() {

@@ -111,10 +111,11 @@ type Load struct {
 
 	// Pairing is how the arms of a same-run pair (spec.targets[].baselineTarget) share the
 	// machine in each round. Interleaved (empty): one after the other, next to each other in
-	// a random order. Duet: at the same time, each under the whole load point from a
-	// generator of its own, each arm in its own CPU limit (Bulej et al., "Duet Benchmarking",
-	// ICPE 2020): what disturbs the machine then disturbs both arms alike. docs/measurement.md
-	// compares the two.
+	// a random order. Duet: at the same time, each arm under the whole load point and in its
+	// own CPU limit (Bulej et al., "Duet Benchmarking", ICPE 2020): what disturbs the machine
+	// then disturbs both arms alike. Locally one generator loads a pair's arms, their
+	// arrivals in turns; in a cluster each arm has a TestRun of its own. docs/measurement.md
+	// compares the two pairings.
 	// +optional
 	Pairing Pairing `json:"pairing,omitempty"`
 

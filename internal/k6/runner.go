@@ -58,8 +58,25 @@ func Args(script, plan, summary string) []string {
 // Run runs one plan to its end and returns the measured window's figures. Cancelling ctx
 // kills k6's whole process group.
 func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
+	res, err := r.run(ctx, p)
+	if err != nil {
+		return Result{}, err
+	}
+	return res[0], nil
+}
+
+// RunDuet runs a duet's plan (workload.Duet) to its end and returns each arm's figures, in
+// the order of its arms. GeneratorCores is the one k6's, for all of them.
+func (r Runner) RunDuet(ctx context.Context, p workload.Plan) ([]Result, error) {
+	if len(p.Arms) < 2 {
+		return nil, fmt.Errorf("k6 duet: the plan has %d arms, need at least 2", len(p.Arms))
+	}
+	return r.run(ctx, p)
+}
+
+func (r Runner) run(ctx context.Context, p workload.Plan) ([]Result, error) {
 	if r.Binary == "" {
-		return Result{}, errors.New("k6 binary not set: run hack/k6.sh and pass its path (see k6.Binary)")
+		return nil, errors.New("k6 binary not set: run hack/k6.sh and pass its path (see k6.Binary)")
 	}
 	// k6 runs in dir: every path it is given must not depend on the caller's directory.
 	binary := r.Binary
@@ -70,16 +87,16 @@ func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
 	}
 	binary, err := filepath.Abs(binary)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	dir, err := filepath.Abs(r.Dir)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if r.Dir == "" {
 		tmp, err := os.MkdirTemp("", "gauntlet-k6-")
 		if err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		defer os.RemoveAll(tmp)
 		dir = tmp
@@ -87,17 +104,17 @@ func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
 	script, plan, summary := filepath.Join(dir, loadgen.ScriptName), filepath.Join(dir, PlanFile), filepath.Join(dir, SummaryFile)
 	planJSON, err := json.Marshal(p)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if err := os.WriteFile(plan, planJSON, 0o644); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	code := loadgen.Script
 	if r.Script != nil {
 		code = r.Script
 	}
 	if err := os.WriteFile(script, code, 0o644); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	_ = os.Remove(summary) // a stale export must not pass for this run's
 
@@ -118,9 +135,9 @@ func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
 
 	if err := r.Cgroup.Start(cmd, func() error { return cpuset.Start(cmd, r.CPUs) }); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return Result{}, fmt.Errorf("k6 not found at %s: run hack/k6.sh to install k6 %s", binary, Version)
+			return nil, fmt.Errorf("k6 not found at %s: run hack/k6.sh to install k6 %s", binary, Version)
 		}
-		return Result{}, fmt.Errorf("start k6: %w", err)
+		return nil, fmt.Errorf("start k6: %w", err)
 	}
 	done := make(chan struct{})
 	cpu := make(chan window, 1)
@@ -131,16 +148,19 @@ func (r Runner) Run(ctx context.Context, p workload.Plan) (Result, error) {
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // nothing of the group outlives the run
 
 	if ctx.Err() != nil {
-		return Result{}, fmt.Errorf("k6 run stopped: %w", ctx.Err())
+		return nil, fmt.Errorf("k6 run stopped: %w", ctx.Err())
 	}
 	if waitErr != nil {
-		return Result{}, fmt.Errorf("k6 run failed (%v): %s", waitErr, logs.tail())
+		return nil, fmt.Errorf("k6 run failed (%v): %s", waitErr, logs.tail())
 	}
-	res, err := ParseSummary(summary, p.Measure())
+	res, err := parseSummaryFile(summary, p.Measure(), len(p.Arms))
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	res.GeneratorCores = (<-cpu).cores(cmd.ProcessState, exitedAt)
+	cores := (<-cpu).cores(cmd.ProcessState, exitedAt)
+	for i := range res {
+		res[i].GeneratorCores = cores
+	}
 	return res, nil
 }
 

@@ -2,6 +2,7 @@ package k6
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -123,6 +124,43 @@ func TestScriptOptionsOpenModelWithWarmup(t *testing.T) {
 	}
 	if strings.Join(o.SummaryTrendStats, ",") != TrendStats {
 		t.Errorf("summaryTrendStats %v, want %s", o.SummaryTrendStats, TrendStats)
+	}
+}
+
+// A duet's plan: one warmup and one measured scenario at both arms' rates together (the
+// script alternates the arms by iteration), and the measured thresholds per arm that the
+// summary is read from (armMetrics).
+func TestScriptOptionsDuet(t *testing.T) {
+	testenv.Long(t)
+	var plans []workload.Plan
+	for k, target := range []string{"v1", "v2"} {
+		p, err := workload.Build(workload.Spec{BaseURL: fmt.Sprintf("http://127.0.0.1:%d", 9+k), Requests: []workload.Request{{Method: "GET", Path: "/", ExpectStatus: 200, Weight: 1}},
+			Load: workload.Load{Model: workload.Open, Rate: 200}, KeepAlive: true, Warmup: time.Second, Measure: 2 * time.Second,
+			Tags: workload.Tags{TestID: "r-" + target, Target: target, Scenario: "s", LoadPoint: "200", Repetition: "1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	p, err := workload.Duet(plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, out, err := inspect(t, &p)
+	if err != nil {
+		t.Fatalf("k6 inspect: %v\n%s", err, out)
+	}
+	w, m := o.Scenarios["warmup"], o.Scenarios["measure"]
+	if len(o.Scenarios) != 2 || w.Rate != 400 || m.Rate != 400 || m.StartTime != "1s" || m.PreAllocatedVUs != 2*p.PreAllocatedVUs {
+		t.Fatalf("scenarios %+v, want one warmup and one measure at both arms' 400/s", o.Scenarios)
+	}
+	for k := range 2 {
+		ms := armMetrics(k, true)
+		for _, th := range []string{ms.duration, ms.reqs, ms.failed, ms.dropped} {
+			if len(o.Thresholds[th]) != 1 {
+				t.Errorf("arm %d: no threshold on %s: %v", k, th, o.Thresholds)
+			}
+		}
 	}
 }
 

@@ -8,15 +8,27 @@ import (
 	"time"
 )
 
-// Submetric names, as loadgen/bench.js declares their thresholds. Only these are read:
-// they hold the measured window alone (warmup samples carry phase=warmup).
-const (
-	metricDuration = "http_req_duration{phase:measure}"
-	metricReqs     = "http_reqs{phase:measure}"
-	metricFailed   = "http_req_failed{phase:measure}"
+// submetrics are the names of one target's measured submetrics, as loadgen/bench.js
+// declares their thresholds. Only these are read: they hold the measured window alone
+// (warmup samples carry phase=warmup).
+type submetrics struct {
+	duration, reqs, failed string
 	// dropped_iterations carries only the k6 scenario tag, not the scenario's tags.
-	metricDropped = "dropped_iterations{scenario:measure}"
-)
+	dropped string
+}
+
+// armMetrics are the submetrics of arm k of a duet's plan, or of a plan of one target
+// (duet false).
+func armMetrics(k int, duet bool) submetrics {
+	if !duet {
+		return submetrics{"http_req_duration{phase:measure}", "http_reqs{phase:measure}",
+			"http_req_failed{phase:measure}", "dropped_iterations{scenario:measure}"}
+	}
+	// One scenario loads every arm, so its dropped iterations are every arm's.
+	tag := fmt.Sprintf("{phase:measure,arm:%d}", k)
+	return submetrics{"http_req_duration" + tag, "http_reqs" + tag, "http_req_failed" + tag,
+		"dropped_iterations{scenario:measure}"}
+}
 
 // TrendStats is the --summary-trend-stats list; the script's options carry the same.
 const TrendStats = "avg,min,med,max,p(50),p(90),p(95),p(99),p(99.9)"
@@ -53,17 +65,37 @@ type summaryExport struct {
 	Metrics map[string]map[string]any `json:"metrics"`
 }
 
-// ParseSummary reads a --summary-export file written for a plan with the given
-// measured window.
+// ParseSummary reads a --summary-export file written for a plan of one target with the
+// given measured window.
 func ParseSummary(path string, measure time.Duration) (Result, error) {
-	data, err := os.ReadFile(path)
+	res, err := parseSummaryFile(path, measure, 0)
 	if err != nil {
-		return Result{}, fmt.Errorf("k6 summary export: %w", err)
+		return Result{}, err
 	}
-	return parseSummary(data, measure)
+	return res[0], nil
 }
 
-func parseSummary(data []byte, measure time.Duration) (Result, error) {
+// parseSummaryFile reads the figures of each of a duet's arms (arms > 1) or of a plan's
+// one target.
+func parseSummaryFile(path string, measure time.Duration, arms int) ([]Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("k6 summary export: %w", err)
+	}
+	if arms < 2 {
+		r, err := parseSummary(data, measure, armMetrics(0, false))
+		return []Result{r}, err
+	}
+	out := make([]Result, arms)
+	for k := range out {
+		if out[k], err = parseSummary(data, measure, armMetrics(k, true)); err != nil {
+			return nil, fmt.Errorf("arm %d: %w", k, err)
+		}
+	}
+	return out, nil
+}
+
+func parseSummary(data []byte, measure time.Duration, m submetrics) (Result, error) {
 	if measure <= 0 {
 		return Result{}, fmt.Errorf("measure: must be > 0, got %v", measure)
 	}
@@ -81,16 +113,16 @@ func parseSummary(data []byte, measure time.Duration) (Result, error) {
 		v, err = s.number(metric, field)
 		return v
 	}
-	r.Requests = int64(get(metricReqs, "count"))
+	r.Requests = int64(get(m.reqs, "count"))
 	if r.Requests == 0 && err == nil {
 		return Result{}, fmt.Errorf("k6 summary export: no request was made in the measured window")
 	}
-	us := func(field string) int64 { return int64(math.Round(get(metricDuration, field) * 1000)) }
+	us := func(field string) int64 { return int64(math.Round(get(m.duration, field) * 1000)) }
 	r.Latency = Latency{P50: us("p(50)"), P90: us("p(90)"), P95: us("p(95)"), P99: us("p(99)"),
 		P999: us("p(99.9)"), Max: us("max")}
 	// http_req_failed is true for a failure, so its passes are the failed requests.
-	r.FailedRequests = int64(get(metricFailed, "passes"))
-	r.DroppedIterations = int64(get(metricDropped, "count"))
+	r.FailedRequests = int64(get(m.failed, "passes"))
+	r.DroppedIterations = int64(get(m.dropped, "count"))
 	if err != nil {
 		return Result{}, err
 	}

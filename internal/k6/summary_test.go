@@ -37,12 +37,12 @@ func TestParseSummaryErrors(t *testing.T) {
 		{"no latency", `{"metrics":{"http_reqs{phase:measure}":{"count":3}}}`, "http_req_duration{phase:measure} is missing"},
 	}
 	for _, c := range cases {
-		_, err := parseSummary([]byte(c.json), time.Second)
+		_, err := parseSummary([]byte(c.json), time.Second, armMetrics(0, false))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to contain %q", c.name, err, c.want)
 		}
 	}
-	if _, err := parseSummary([]byte(`{}`), 0); err == nil || !strings.HasPrefix(err.Error(), "measure:") {
+	if _, err := parseSummary([]byte(`{}`), 0, armMetrics(0, false)); err == nil || !strings.HasPrefix(err.Error(), "measure:") {
 		t.Errorf("zero window: %v", err)
 	}
 	if _, err := ParseSummary("testdata/absent.json", time.Second); err == nil {
@@ -58,7 +58,7 @@ func TestErrorsAreTheFailedRequests(t *testing.T) {
 	 "http_req_duration{phase:measure}":{"p(50)":1,"p(90)":2,"p(95)":3,"p(99)":4,"p(99.9)":5,"max":6.0004},
 	 "http_req_failed{phase:measure}":{"passes":9,"fails":991},
 	 "dropped_iterations{scenario:measure}":{"count":12}}}`
-	r, err := parseSummary([]byte(data), 4*time.Second)
+	r, err := parseSummary([]byte(data), 4*time.Second, armMetrics(0, false))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func preAllocated(spec *benchv1.BenchmarkRunSpec, rate int) int {
 
 // CheckPlanVUs refuses a trial's plan that would hold more than LocalMaxVUs VUs from the start.
 func CheckPlanVUs(trial string, p workload.Plan) error {
-	if vus := max(p.PreAllocatedVUs, p.VUs); vus > LocalMaxVUs {
+	if vus := p.StartVUs(); vus > LocalMaxVUs {
 		return fmt.Errorf("trial %s: %d k6 VUs from the start (rate %d, vus %d), more than the local mode's %d; pass --allow-unsafe to run it anyway",
 			trial, vus, p.Rate, p.VUs, LocalMaxVUs)
 	}

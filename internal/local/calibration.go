@@ -100,7 +100,7 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 		}
 		r.null = n
 	}
-	x, err := r.prepareTrial(t, 0, r.null.url)
+	x, err := r.prepareTrial(t, r.null.url)
 	if err != nil {
 		fail(err)
 		return
@@ -109,7 +109,7 @@ func (r *runner) runCalibration(ctx context.Context, t *benchv1.Trial) {
 	engine.Begin(t, "", r.notify)
 	o := engine.Observation{Subject: "k6", Created: time.Now(), Exited: true}
 	capture := r.startWire(r.null.port)
-	res, err := x.gen.Run(ctx, x.plan)
+	res, err := x.load(ctx)
 	w := r.stopWire(capture, x.plan)
 	if ctx.Err() != nil {
 		engine.Requeue(t, "interrupted before the trial finished; not measured")

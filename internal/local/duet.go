@@ -2,10 +2,13 @@ package local
 
 import (
 	"context"
+	"io"
 	"sync"
 
 	benchv1 "github.com/gauntlet-bench/gauntlet/api/v1alpha1"
 	"github.com/gauntlet-bench/gauntlet/internal/engine"
+	"github.com/gauntlet-bench/gauntlet/internal/k6"
+	"github.com/gauntlet-bench/gauntlet/internal/workload"
 )
 
 // duetArm is one arm of a duet while it runs.
@@ -16,14 +19,16 @@ type duetArm struct {
 	mt measured
 }
 
-// runDuet runs the arms of a pair at the same time, each with its own k6 (held to the
-// runners' CPU and memory in a cgroup of its own) under the whole load point, its own wire
-// capture and its target's own CPU limit; the targets share the target side's CPUs, the
-// generators the generator side's. An arm that cannot be timed fails as it would alone; the
-// others still run. Only the load runs at once: the engine hears of the arms one by one.
+// runDuet runs the arms of a pair at the same time: one k6 (held to the runners' CPU and
+// memory for the arms' loads together) loads every arm at the whole load point, their
+// arrivals in turns (workload.Duet); each arm has its own wire capture and its target its
+// own CPU limit. The targets share the target side's CPUs where it has too few for an arm
+// each (placeDuet). An arm that cannot be timed fails as it would alone; the others still
+// run, and one arm left runs as a trial alone. Only the load runs at once: the engine hears
+// of the arms one by one.
 func (r *runner) runDuet(ctx context.Context, arms []int) {
 	var ready []*duetArm
-	for k, i := range arms {
+	for _, i := range arms {
 		t := &r.run.Status.Trials[i]
 		ts := r.targets[t.Target]
 		if why := r.notTimed(ctx, t, ts); why != "" {
@@ -32,13 +37,19 @@ func (r *runner) runDuet(ctx context.Context, arms []int) {
 			}
 			continue
 		}
-		x, err := r.prepareTrial(t, k+1, ts.proc.URL) // arms count from 1: 0 is a trial run alone
+		x, err := r.prepareArm(t, ts.proc.URL)
 		if err != nil {
 			r.act(engine.FailTrial(r.run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify))
 			continue
 		}
 		defer x.log.Close()
 		ready = append(ready, &duetArm{t: t, ts: ts, x: x})
+	}
+	if err := r.shareLoad(ctx, ready); err != nil {
+		for _, a := range ready {
+			r.act(engine.FailTrial(r.run, a.t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify))
+		}
+		return
 	}
 	for _, a := range ready {
 		engine.Begin(a.t, "", r.notify)
@@ -60,4 +71,65 @@ func (r *runner) runDuet(ctx context.Context, arms []int) {
 		}
 		r.finishTrial(a.t, o, m, a.x.notes)
 	}
+}
+
+// shareLoad gives the arms their load: one k6 for all of them, started by the first arm to
+// ask (its capture and samplers are then running) and run to its end (or the run's) even
+// when an arm's target dies, as the others are still measured. Its output goes to every
+// arm's k6.log, its plan and summary to the first arm's folder. A single arm gets a k6 of
+// its own, as a trial alone.
+func (r *runner) shareLoad(ctx context.Context, ready []*duetArm) error {
+	if len(ready) == 0 {
+		return nil
+	}
+	first := ready[0]
+	if len(ready) == 1 {
+		gen, limit, err := r.generatorFor(first.t.LoadPoint, first.x.dir, first.x.marker)
+		first.x.limit = limit
+		first.x.load = func(ctx context.Context) (k6.Result, error) { return gen.Run(ctx, first.x.plan) }
+		return err
+	}
+	plans := make([]workload.Plan, len(ready))
+	outs := make([]io.Writer, len(ready))
+	for k, a := range ready {
+		plans[k], outs[k] = a.x.plan, a.x.marker
+	}
+	p, err := workload.Duet(plans)
+	if err == nil && !r.opts.AllowUnsafe {
+		err = CheckPlanVUs(first.t.Name, p)
+	}
+	if err != nil {
+		return err
+	}
+	gen, limit, err := r.generatorFor(first.t.LoadPoint*int32(len(ready)), first.x.dir, io.MultiWriter(outs...))
+	if err != nil {
+		return err
+	}
+	var (
+		once sync.Once
+		done = make(chan struct{})
+		res  []k6.Result
+		kerr error
+	)
+	for k, a := range ready {
+		a.x.limit = limit
+		a.x.load = func(armCtx context.Context) (k6.Result, error) {
+			once.Do(func() {
+				go func() {
+					defer close(done)
+					res, kerr = gen.RunDuet(ctx, p)
+				}()
+			})
+			select {
+			case <-done:
+			case <-armCtx.Done():
+				return k6.Result{}, armCtx.Err()
+			}
+			if kerr != nil {
+				return k6.Result{}, kerr
+			}
+			return res[k], nil
+		}
+	}
+	return nil
 }

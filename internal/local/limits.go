@@ -20,7 +20,7 @@ type limits struct {
 	run    *cgroups.Run // nil: not enforced (--no-limits)
 	groups map[string]*cgroups.Group
 	// k6's groups, by the load generator's total CPU and memory (one per sizing in use).
-	generators map[generatorKey]*cgroups.Group
+	generators map[cgroups.Limits]*cgroups.Group
 }
 
 // noLimitsMessage is each target's limits message under --no-limits.
@@ -37,7 +37,7 @@ func enforceLimits(run *benchv1.BenchmarkRun, noLimits bool) (*limits, error) {
 		var r *cgroups.Run
 		h.Sweep() // a run killed with SIGKILL left its (empty) cgroups
 		if r, err = h.NewRun(run.Name); err == nil {
-			return &limits{host: h, run: r, groups: map[string]*cgroups.Group{}, generators: map[generatorKey]*cgroups.Group{}}, nil
+			return &limits{host: h, run: r, groups: map[string]*cgroups.Group{}, generators: map[cgroups.Limits]*cgroups.Group{}}, nil
 		}
 	}
 	return nil, limitsError(err)
@@ -104,33 +104,21 @@ func (l *limits) group(target string) *cgroups.Group {
 // and memory of all its runners together, as the kubelet would hold them in a cluster, so
 // that a document that gives the runners 200m drives the same load here as there. Nil
 // under --no-limits.
-func (l *limits) generator(run *benchv1.BenchmarkRun, c sizing.Choice, arm int) (*cgroups.Group, error) {
+func (l *limits) generator(run *benchv1.BenchmarkRun, c sizing.Choice) (*cgroups.Group, error) {
 	if l.run == nil {
 		return nil, nil
 	}
 	want := generatorTotal(run, c.Runners, c.RunnerMillicores)
-	key := generatorKey{want, arm}
-	if g, ok := l.generators[key]; ok {
+	if g, ok := l.generators[want]; ok {
 		return g, nil
 	}
 	// A dot keeps the name apart from every target's (a DNS label).
-	name := fmt.Sprintf("k6.%dm", want.MilliCPU)
-	if arm > 0 {
-		name += fmt.Sprintf(".%d", arm) // a duet's arms: a generator each, each held alike
-	}
-	g, err := l.run.Add(name, want)
+	g, err := l.run.Add(fmt.Sprintf("k6.%dm", want.MilliCPU), want)
 	if err != nil {
 		return nil, fmt.Errorf("the load generator's limits (spec.loadGenerator.resources): %w", err)
 	}
-	l.generators[key] = g
+	l.generators[want] = g
 	return g, nil
-}
-
-// generatorKey is one k6 cgroup: its limits, and which arm of a duet it drives (from 1; 0 for
-// every trial run alone).
-type generatorKey struct {
-	limits cgroups.Limits
-	arm    int
 }
 
 // generatorNote is what status.loadGeneratorSizing adds for the local mode, where one k6

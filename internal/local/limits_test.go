@@ -156,7 +156,7 @@ func TestGeneratorGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g, err := free.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}, 0); g != nil || err != nil {
+	if g, err := free.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}); g != nil || err != nil {
 		t.Errorf("--no-limits: group %v, %v; want none", g, err)
 	}
 	two := benchv1.GeneratorSizing{LoadPoint: 500, Runners: 2, RunnerCPUMillicores: 100}
@@ -177,21 +177,17 @@ func TestGeneratorGroups(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = l.finish(run) }()
-	g, err := l.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}, 0)
+	g, err := l.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.Applied.QuotaMicros != 20_000 || g.Applied.PeriodMicros != 100_000 || g.Applied.MemoryBytes != 512<<20 {
 		t.Errorf("applied %+v, want 200m (20000 µs per 100000 µs) and 512Mi", g.Applied)
 	}
-	if again, _ := l.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}, 0); again != g {
+	if again, _ := l.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}); again != g {
 		t.Error("the same sizing made a second group")
 	}
-	// A duet's second arm: its own k6, held to the same limits in a group of its own.
-	if arm, err := l.generator(run, sizing.Choice{Runners: 2, RunnerMillicores: 100}, 1); err != nil || arm == g || arm.Applied != g.Applied {
-		t.Errorf("a duet's second arm: %+v, %v; the first arm's %+v", arm, err, g)
-	}
-	other, err := l.generator(run, sizing.Choice{Runners: 1, RunnerMillicores: 300}, 0)
+	other, err := l.generator(run, sizing.Choice{Runners: 1, RunnerMillicores: 300})
 	if err != nil || other == g || other.Applied.QuotaMicros != 30_000 {
 		t.Errorf("another sizing: %+v, %v", other, err)
 	}

@@ -14,10 +14,9 @@ import (
 // placement is the CPUs k6 and the target side (targets, null responder, database) run on.
 type placement struct {
 	generator, target []int
-	// A duet's (spec.load.pairing Duet): each arm's target on a share of the target side
-	// and each arm's k6 on a share of the generator side, where there are CPUs enough.
-	arms       map[string][]int
-	generators [][]int
+	// A duet's (spec.load.pairing Duet): each arm's target on a share of the target side,
+	// where there are CPUs enough. One k6 loads a duet's arms, on the generator side.
+	arms map[string][]int
 }
 
 // targetCPUs are the CPUs target name runs on: its arm's share in a duet, else the target side.
@@ -26,14 +25,6 @@ func (p placement) targetCPUs(name string) []int {
 		return c
 	}
 	return p.target
-}
-
-// generatorCPUs are the CPUs the k6 of a duet's arm (from 1; 0 for a trial run alone) runs on.
-func (p placement) generatorCPUs(arm int) []int {
-	if arm > 0 && arm <= len(p.generators) {
-		return p.generators[arm-1]
-	}
-	return p.generator
 }
 
 // placeCPUs splits this process's CPUs between k6 and the target side. k6 timing requests
@@ -57,25 +48,23 @@ func placeCPUs(share bool) (placement, *benchv1.Placement) {
 }
 
 // placeDuet gives a duet's arms CPUs of their own (Bulej et al.'s duet needs each arm on
-// cores the other does not use, or one arm's requests queue behind the other's): each
-// pair's targets a share of the target side, each arm's k6 a share of the generator side.
-// Where a side has fewer CPUs than a pair has arms, that side's arms share it, and the
-// placement's message says so. Only the targets move: the null responder and the database
+// cores the other does not use): each pair's targets a share of the target side. Where the
+// side has fewer CPUs than a pair has arms, the arms share it, and the placement's message
+// says so; one k6 loads a pair's arms with their arrivals in turns (workload.Duet), so on a
+// shared core one arm's request rarely lands on the other's. Only the targets move: the null responder and the database
 // keep the whole target side. Nothing changes unless spec.load.pairing is Duet.
 func placeDuet(spec *benchv1.BenchmarkRunSpec, p placement, st *benchv1.Placement) placement {
 	if spec.Load.Pairing != benchv1.PairingDuet || st.Shared {
 		return p
 	}
 	pairs := map[string][]string{} // a pair's baseline → its targets, in spec order
-	widest := 0
 	groups := plan.Groups(spec)
 	for _, t := range spec.Targets {
 		if root, ok := groups[t.Name]; ok {
 			pairs[root] = append(pairs[root], t.Name)
-			widest = max(widest, len(pairs[root]))
 		}
 	}
-	if widest == 0 {
+	if len(pairs) == 0 {
 		return p
 	}
 	p.arms = map[string][]int{}
@@ -97,15 +86,10 @@ func placeDuet(spec *benchv1.BenchmarkRunSpec, p placement, st *benchv1.Placemen
 		notes = append(notes, fmt.Sprintf("duet: %d pair(s)' targets on CPUs of their own (placement.arms)", len(pairs)-crowded))
 	}
 	if crowded > 0 {
-		notes = append(notes, fmt.Sprintf("duet: %d pair(s) with more arms than the target side's CPUs (%s) share them, so one arm's requests queue behind the other's",
+		notes = append(notes, fmt.Sprintf("duet: %d pair(s) with more arms than the target side's CPUs (%s) share them, their requests in turns",
 			crowded, cpuset.Format(p.target)))
 	}
-	if shares, ok := cpuset.Divide(p.generator, widest); ok {
-		p.generators = shares
-		notes = append(notes, fmt.Sprintf("each arm's k6 on %d of the generator side's CPUs", len(shares[0])))
-	} else {
-		notes = append(notes, "the arms' k6 share the generator side's CPUs")
-	}
+	notes = append(notes, "one k6 loads each pair's arms")
 	st.Message += "; " + strings.Join(notes, "; ")
 	return p
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // A duet's arms get disjoint CPUs where the machine has them: each pair's targets a share
-// of the target side, each arm's k6 a share of the generator side; a target in no pair, the
-// null responder and the database keep the whole target side. Too few CPUs: shared, and said.
+// of the target side; a target in no pair, the null responder and the database keep the
+// whole target side, and one k6 per pair the generator side. Too few CPUs: shared, and said.
 func TestPlaceDuet(t *testing.T) {
 	spec := func(pairing benchv1.Pairing, targets ...benchv1.Target) *benchv1.BenchmarkRunSpec {
 		s := &benchv1.BenchmarkRunSpec{Targets: targets}
@@ -24,39 +24,34 @@ func TestPlaceDuet(t *testing.T) {
 	}
 	cpus := func(a ...int) []int { return a }
 
-	// 16 CPUs: 0-7 generate, 8-15 serve; v1 and v2 each get four, each arm's k6 four.
+	// 16 CPUs: 0-7 generate, 8-15 serve; v1 and v2 each get four.
 	p, st := side(cpus(0, 1, 2, 3, 4, 5, 6, 7), cpus(8, 9, 10, 11, 12, 13, 14, 15))
 	p = placeDuet(spec(benchv1.PairingDuet, v1, v2, solo), p, st)
 	if !slices.Equal(p.targetCPUs("v1"), cpus(8, 9, 10, 11)) || !slices.Equal(p.targetCPUs("v2"), cpus(12, 13, 14, 15)) ||
 		!slices.Equal(p.targetCPUs("solo"), p.target) {
 		t.Errorf("targets: v1 %v v2 %v solo %v", p.targetCPUs("v1"), p.targetCPUs("v2"), p.targetCPUs("solo"))
 	}
-	if !slices.Equal(p.generatorCPUs(1), cpus(0, 1, 2, 3)) || !slices.Equal(p.generatorCPUs(2), cpus(4, 5, 6, 7)) ||
-		!slices.Equal(p.generatorCPUs(0), p.generator) || !slices.Equal(p.generatorCPUs(3), p.generator) {
-		t.Errorf("generators: %v %v alone %v", p.generatorCPUs(1), p.generatorCPUs(2), p.generatorCPUs(0))
+	if !slices.Equal(p.trialCPUs("v2"), cpus(0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15)) {
+		t.Errorf("v2's trial (its target and the generator side): %v", p.trialCPUs("v2"))
 	}
 	want := []benchv1.ArmCPUs{{Target: "v1", CPUs: "8-11"}, {Target: "v2", CPUs: "12-15"}}
 	if !slices.Equal(st.Arms, want) || !strings.Contains(st.Message, "1 pair(s)' targets on CPUs of their own") ||
-		!strings.Contains(st.Message, "each arm's k6 on 4 of the generator side's CPUs") {
+		!strings.Contains(st.Message, "one k6 loads each pair's arms") {
 		t.Errorf("status: %+v", st)
 	}
 
-	// Three arms on 4 target CPUs: one each, the fourth unused; three k6 on 3 of 4.
+	// Three arms on 4 target CPUs: one each, the fourth unused.
 	p, st = side(cpus(0, 1, 2, 3), cpus(4, 5, 6, 7))
 	p = placeDuet(spec(benchv1.PairingDuet, v1, v2, v3), p, st)
 	if got := []string{st.Arms[0].CPUs, st.Arms[1].CPUs, st.Arms[2].CPUs}; !slices.Equal(got, []string{"4", "5", "6"}) {
 		t.Errorf("three arms: %+v", st.Arms)
 	}
-	if !slices.Equal(p.generatorCPUs(3), cpus(2)) {
-		t.Errorf("third arm's k6: %v", p.generatorCPUs(3))
-	}
 
-	// This machine's two CPUs: one a side; the arms share CPU 1 and their k6 share CPU 0.
+	// This machine's two CPUs: one a side; the arms share CPU 1, their requests in turns.
 	p, st = side(cpus(0), cpus(1))
 	p = placeDuet(spec(benchv1.PairingDuet, v1, v2), p, st)
-	if len(st.Arms) != 0 || !slices.Equal(p.targetCPUs("v2"), cpus(1)) || !slices.Equal(p.generatorCPUs(2), cpus(0)) ||
-		!strings.Contains(st.Message, "1 pair(s) with more arms than the target side's CPUs (1) share them") ||
-		!strings.Contains(st.Message, "the arms' k6 share the generator side's CPUs") {
+	if len(st.Arms) != 0 || !slices.Equal(p.targetCPUs("v2"), cpus(1)) ||
+		!strings.Contains(st.Message, "1 pair(s) with more arms than the target side's CPUs (1) share them, their requests in turns") {
 		t.Errorf("two CPUs: %+v %+v", p, st)
 	}
 
@@ -71,7 +66,7 @@ func TestPlaceDuet(t *testing.T) {
 		{spec(benchv1.PairingDuet, v1, solo), &benchv1.Placement{Message: "pinned"}, "no pair"},
 	} {
 		p := placeDuet(tc.s, placement{generator: cpus(0, 1), target: cpus(2, 3)}, tc.pl)
-		if p.arms != nil || p.generators != nil || tc.pl.Arms != nil || tc.pl.Message != "pinned" {
+		if p.arms != nil || tc.pl.Arms != nil || tc.pl.Message != "pinned" {
 			t.Errorf("%s: %+v %+v", tc.name, p, tc.pl)
 		}
 	}

@@ -22,8 +22,8 @@ func stealOver(cpus []int, start, end time.Time, stop <-chan struct{}) hoststeal
 
 // trialCPUs are the CPUs a trial's target and k6 run on, in order; empty when either is
 // unpinned (then every CPU is theirs).
-func (p placement) trialCPUs(target string, arm int) []int {
-	t, g := p.targetCPUs(target), p.generatorCPUs(arm)
+func (p placement) trialCPUs(target string) []int {
+	t, g := p.targetCPUs(target), p.generator
 	if len(t) == 0 || len(g) == 0 {
 		return nil
 	}

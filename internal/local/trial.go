@@ -43,7 +43,7 @@ func (r *runner) runTrial(ctx context.Context, t *benchv1.Trial) {
 		}
 		return
 	}
-	x, err := r.prepareTrial(t, 0, ts.proc.URL)
+	x, err := r.prepareTrial(t, ts.proc.URL)
 	if err != nil {
 		r.act(engine.FailTrial(r.run, t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify))
 		return
@@ -98,19 +98,38 @@ func (r *runner) notTimed(ctx context.Context, t *benchv1.Trial, ts *targetState
 	return ""
 }
 
-// trialRun is what a trial runs with: its k6 plan, log, generator and CPU limit.
+// trialRun is what a trial runs with: its k6 plan, log, load and generator's CPU limit.
 type trialRun struct {
 	plan   workload.Plan
+	dir    string
 	log    *os.File
 	marker *markerWriter
-	gen    k6.Runner
-	limit  int64
-	cpus   []int // the target's and k6's, for the host's steal
-	notes  []string
+	// load runs the trial's k6 (or, for a duet's arm, waits for the duet's) and returns its
+	// figures of this trial's target.
+	load  func(context.Context) (k6.Result, error)
+	limit int64
+	cpus  []int // the target's and k6's, for the host's steal
+	notes []string
 }
 
 // prepareTrial writes nothing but the trial's folder and k6 log, and sizes its generator.
-func (r *runner) prepareTrial(t *benchv1.Trial, arm int, url string) (*trialRun, error) {
+func (r *runner) prepareTrial(t *benchv1.Trial, url string) (*trialRun, error) {
+	x, err := r.prepareArm(t, url)
+	if err != nil {
+		return nil, err
+	}
+	gen, limit, err := r.generatorFor(t.LoadPoint, x.dir, x.marker)
+	if err != nil {
+		x.log.Close()
+		return nil, err
+	}
+	x.limit = limit
+	x.load = func(ctx context.Context) (k6.Result, error) { return gen.Run(ctx, x.plan) }
+	return x, nil
+}
+
+// prepareArm is prepareTrial without the load: a duet's arms share one (duet.go).
+func (r *runner) prepareArm(t *benchv1.Trial, url string) (*trialRun, error) {
 	p, err := r.trialPlan(t, url)
 	if err != nil {
 		return nil, err
@@ -123,12 +142,7 @@ func (r *runner) prepareTrial(t *benchv1.Trial, arm int, url string) (*trialRun,
 	if err != nil {
 		return nil, err
 	}
-	x := &trialRun{plan: p, log: logFile, marker: newMarkerWriter(logFile, loadStartsMarker), cpus: r.cpus.trialCPUs(t.Target, arm)}
-	if x.gen, x.limit, err = r.generatorFor(t, arm, dir, x.marker); err != nil {
-		logFile.Close()
-		return nil, err
-	}
-	return x, nil
+	return &trialRun{plan: p, dir: dir, log: logFile, marker: newMarkerWriter(logFile, loadStartsMarker), cpus: r.cpus.trialCPUs(t.Target)}, nil
 }
 
 // executeTrial runs k6 against the target with the wire captured and the target's tree
@@ -177,7 +191,7 @@ func (r *runner) measureTrial(ctx context.Context, t *benchv1.Trial, ts *targetS
 	// The capture runs from before the warmup to after k6 has exited: which requests are
 	// measured is read from each request's phase header, not from the clock.
 	capture := r.startWire(proc.Port)
-	mt.res, mt.err = x.gen.Run(tctx, x.plan)
+	mt.res, mt.err = x.load(tctx)
 	cancel()
 	mt.usage, mt.th, mt.steal = <-w.usage, <-w.throttled, <-w.steal
 	mt.wire = r.stopWire(capture, x.plan)
@@ -276,20 +290,20 @@ func (r *runner) sampleWindow(tctx context.Context, t *benchv1.Trial, proc *Targ
 
 // generatorFor is the k6 of a trial and the CPU it is judged against for GeneratorBound:
 // pinned to the generator side's cores (every core when unpinned), and held to the CPU and
-// memory the spec gives its runners for the trial's load point (sizing.Runners), as in
-// a cluster, unless --no-limits.
-func (r *runner) generatorFor(t *benchv1.Trial, arm int, dir string, out io.Writer) (k6.Runner, int64, error) {
-	cpus := r.cpus.generatorCPUs(arm)
+// memory the spec gives its runners for the load it drives (sizing.Runners; a duet's arms
+// together), as in a cluster, unless --no-limits.
+func (r *runner) generatorFor(load int32, dir string, out io.Writer) (k6.Runner, int64, error) {
+	cpus := r.cpus.generator
 	gen := k6.Runner{Binary: r.opts.K6, Dir: dir, Output: out, CPUs: cpus}
 	limit := int64(runtime.NumCPU()) * 1000
 	if n := len(cpus); n > 0 {
 		limit = int64(n) * 1000
 	}
-	c, err := sizing.Runners(r.run, t.LoadPoint)
+	c, err := sizing.Runners(r.run, load)
 	if err != nil {
 		return gen, limit, err
 	}
-	if gen.Cgroup, err = r.limits.generator(r.run, c, arm); err != nil {
+	if gen.Cgroup, err = r.limits.generator(r.run, c); err != nil {
 		return gen, limit, err
 	}
 	if gen.Cgroup != nil {

@@ -82,6 +82,18 @@ type Plan struct {
 	TimeoutMs int64 `json:"timeoutMs"`
 
 	Tags map[string]string `json:"tags"`
+
+	// Arms, when set, are the targets of a duet that this one k6 loads together (Duet):
+	// each at the whole load point, their arrivals in turns. BaseURL and Tags are the first
+	// arm's.
+	Arms []PlanArm `json:"arms,omitempty"`
+}
+
+// PlanArm is one target of a duet's plan: where its requests go and how its samples are
+// tagged.
+type PlanArm struct {
+	BaseURL string            `json:"baseURL"`
+	Tags    map[string]string `json:"tags"`
 }
 
 // PlanRequest is a Request with its mix slice and {id} rule precomputed for the script.

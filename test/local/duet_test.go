@@ -11,9 +11,10 @@ import (
 )
 
 // A duet through the CLI, real k6 and two real targets: in every round both arms are
-// loaded at once (their measured windows overlap, each a k6 of its own, each trial naming
-// the other), with the wire captured for each, and the pair is judged as an interleaved one
-// is: a candidate burning 3 ms more CPU per request is Slower, and the exit status says so.
+// loaded at once (their measured windows overlap, one k6 loading both, each arm at the whole
+// rate, each trial naming the other), with the wire captured for each, and the pair is
+// judged as an interleaved one is: a candidate burning 3 ms more CPU per request is Slower,
+// and the exit status says so.
 func TestDuetLoadsBothArmsAtOnce(t *testing.T) {
 	testenv.Long(t)
 	spec := fmt.Sprintf(`
@@ -56,7 +57,13 @@ spec:
 				b.Name, b.MeasureStart, b.MeasureEnd, b.Message)
 		}
 		if a.Result == nil || a.Result.Wire == nil || b.Result == nil || b.Result.Wire == nil {
-			t.Errorf("round %d: an arm without its wire capture", rep)
+			t.Fatalf("round %d: an arm without its wire capture", rep)
+		}
+		// One k6 for both (the same generator figures), each arm at the whole 50/s for 2 s.
+		if a.Result.GeneratorCPUMillicores != b.Result.GeneratorCPUMillicores ||
+			a.Result.Requests < 97 || a.Result.Requests > 103 || b.Result.Requests < 97 || b.Result.Requests > 103 {
+			t.Errorf("round %d: generator %dm and %dm, requests %d and %d; want one k6, about 100 each", rep,
+				a.Result.GeneratorCPUMillicores, b.Result.GeneratorCPUMillicores, a.Result.Requests, b.Result.Requests)
 		}
 	}
 	var v2 *benchv1.Comparison
