@@ -45,7 +45,8 @@ func (r *runner) runDuet(ctx context.Context, arms []int) {
 		defer x.log.Close()
 		ready = append(ready, &duetArm{t: t, ts: ts, x: x})
 	}
-	if err := r.shareLoad(ctx, ready); err != nil {
+	wait, err := r.shareLoad(ctx, ready)
+	if err != nil {
 		for _, a := range ready {
 			r.act(engine.FailTrial(r.run, a.t, engine.Failure{Reason: benchv1.ReasonTrialFailed, Why: err.Error()}, r.notify))
 		}
@@ -63,6 +64,7 @@ func (r *runner) runDuet(ctx context.Context, arms []int) {
 		}()
 	}
 	wg.Wait()
+	wait() // an arm whose target died stopped waiting; the next trial's load must not overlap
 	for _, a := range ready {
 		o, m := r.concludeTrial(ctx, a.t, a.ts, a.x, a.mt)
 		if o.Failure == nil && ctx.Err() != nil {
@@ -77,17 +79,19 @@ func (r *runner) runDuet(ctx context.Context, arms []int) {
 // ask (its capture and samplers are then running) and run to its end (or the run's) even
 // when an arm's target dies, as the others are still measured. Its output goes to every
 // arm's k6.log, its plan and summary to the first arm's folder. A single arm gets a k6 of
-// its own, as a trial alone.
-func (r *runner) shareLoad(ctx context.Context, ready []*duetArm) error {
+// its own, as a trial alone. wait returns once the shared k6 has exited (at once if it never
+// started).
+func (r *runner) shareLoad(ctx context.Context, ready []*duetArm) (wait func(), err error) {
+	wait = func() {}
 	if len(ready) == 0 {
-		return nil
+		return wait, nil
 	}
 	first := ready[0]
 	if len(ready) == 1 {
 		gen, limit, err := r.generatorFor(first.t.LoadPoint, first.x.dir, first.x.marker)
 		first.x.limit = limit
 		first.x.load = func(ctx context.Context) (k6.Result, error) { return gen.Run(ctx, first.x.plan) }
-		return err
+		return wait, err
 	}
 	plans := make([]workload.Plan, len(ready))
 	outs := make([]io.Writer, len(ready))
@@ -99,11 +103,11 @@ func (r *runner) shareLoad(ctx context.Context, ready []*duetArm) error {
 		err = CheckPlanVUs(first.t.Name, p)
 	}
 	if err != nil {
-		return err
+		return wait, err
 	}
 	gen, limit, err := r.generatorFor(first.t.LoadPoint*int32(len(ready)), first.x.dir, io.MultiWriter(outs...))
 	if err != nil {
-		return err
+		return wait, err
 	}
 	var (
 		once sync.Once
@@ -131,5 +135,9 @@ func (r *runner) shareLoad(ctx context.Context, ready []*duetArm) error {
 			return res[k], nil
 		}
 	}
-	return nil
+	wait = func() {
+		once.Do(func() { close(done) }) // never started: nothing to wait for
+		<-done
+	}
+	return wait, nil
 }

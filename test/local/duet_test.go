@@ -3,6 +3,7 @@ package local_test
 import (
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,4 +91,52 @@ spec:
 		t.Errorf("placement: neither arms of their own nor said to share: %+v", pl)
 	}
 	t.Logf("%s; placement: %s", run.Status.Verdict, pl.Message)
+}
+
+// An arm's target killed mid-trial fails that arm's trial; the other arm of the round is
+// still measured from the duet's one k6, and the next round's load starts only after that
+// k6 has exited (its window does not overlap the killed round's).
+func TestDuetArmCrashFailsOnlyItsTrial(t *testing.T) {
+	testenv.Long(t)
+	c := start(t, fmt.Sprintf(`apiVersion: gauntlet.dev/v1alpha1
+kind: BenchmarkRun
+metadata: {name: duetcrash}
+spec:
+  targets:
+  - {name: v1, preset: go-nethttp, workers: 1}
+  - {name: v2, preset: go-nethttp, workers: 1, baselineTarget: v1}
+  scenarios: [{name: primes, requests: [{path: %q}]}]
+  load: {rates: [50], maxVUs: 50, warmup: 1s, duration: 3s, repetitions: 4, pairing: Duet}
+`, primesPath), nil)
+	c.waitFor(t, "primes @ 50/s  rep 1", 90*time.Second) // the first round, after the generator floor (4 rounds: a comparison needs them)
+	time.Sleep(2 * time.Second)                          // into its measured window
+	server := descendant(c.cmd.Process.Pid, ".build/server")
+	if server == 0 {
+		t.Fatal("no go-nethttp server among the CLI's descendants")
+	}
+	if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t, 2*time.Minute)
+	var failed, survived []benchv1.Trial
+	for _, tr := range c.status(t).Status.Trials {
+		switch {
+		case tr.Calibration || tr.Repetition != 1:
+		case tr.Phase == benchv1.TrialFailed:
+			failed = append(failed, tr)
+		case tr.Phase == benchv1.TrialSucceeded:
+			survived = append(survived, tr)
+		}
+	}
+	if len(failed) != 1 || len(survived) != 1 || !strings.Contains(failed[0].Message, "exited during the trial") {
+		t.Fatalf("round 1: failed %+v, succeeded %+v; want one of each, the killed arm's trial failed", failed, survived)
+	}
+	if r := survived[0].Result; r == nil || r.Requests < 145 || r.Requests > 155 {
+		t.Errorf("the other arm, %s: %+v; want its whole 50/s for 3 s", survived[0].Name, r)
+	}
+	for _, tr := range c.status(t).Status.Trials {
+		if tr.Repetition == 2 && tr.MeasureStart != nil && survived[0].MeasureEnd != nil && tr.MeasureStart.Before(survived[0].MeasureEnd) {
+			t.Errorf("round 2's %s started its window at %s, before round 1's load ended at %s", tr.Name, tr.MeasureStart, survived[0].MeasureEnd)
+		}
+	}
 }
