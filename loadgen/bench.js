@@ -98,8 +98,9 @@ export const options = {
   thresholds,
 };
 
-// Per-request parameters, built once per VU and per phase. No per-request tags: nothing
-// reads a per-endpoint series, and each tag costs CPU on every sample. The Gauntlet-Phase
+// Per-request parameters, built once per VU, per arm and per phase. No per-request tags
+// but a duet arm's: nothing reads a per-endpoint series, and each tag costs CPU on every
+// sample. The Gauntlet-Phase
 // header marks each request's window on the wire, so a packet capture (internal/wire)
 // counts exactly the requests k6 counts as measured.
 function params(r, phase, arm) {
