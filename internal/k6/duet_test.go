@@ -17,21 +17,7 @@ import (
 func TestDuetArmsTakeTurns(t *testing.T) {
 	const rate, measure = 200, 3 * time.Second // an arrival every 5 ms: B's 2.5 ms after A's
 	recs := []*recorder{newRecorder(t), newRecorder(t)}
-	var plans []workload.Plan
-	for k, rec := range recs {
-		tg := tags()
-		tg.Target = []string{"a", "b"}[k]
-		p, err := workload.Build(workload.Spec{BaseURL: rec.srv.URL, Requests: []workload.Request{{Method: "GET", Path: "/", ExpectStatus: 200, Weight: 1}},
-			Load: workload.Load{Model: workload.Open, Rate: rate}, KeepAlive: true, Warmup: time.Second, Measure: measure, Tags: tg})
-		if err != nil {
-			t.Fatal(err)
-		}
-		plans = append(plans, p)
-	}
-	p, err := workload.Duet(plans)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := duetPlan(t, rate, measure, recs[0].srv.URL, recs[1].srv.URL)
 	var log bytes.Buffer
 	res, err := Runner{Binary: k6Binary(t), Dir: t.TempDir(), Output: &log, CPUs: []int{0}}.RunDuet(context.Background(), p)
 	if err != nil {
@@ -63,4 +49,26 @@ func TestDuetArmsTakeTurns(t *testing.T) {
 	if med := q(0.5); med < 1750*time.Microsecond || med > 3250*time.Microsecond {
 		t.Errorf("B's requests arrive a median %v after A's, want 2.5 ms ± 0.75 (half of the 5 ms interval)", med)
 	}
+}
+
+// duetPlan is the duet's plan (workload.Duet) of one GET / per iteration at rate per arm,
+// after a 1 s warmup, an arm per base URL, its target named a, b, ...
+func duetPlan(t *testing.T, rate int, measure time.Duration, urls ...string) workload.Plan {
+	t.Helper()
+	var plans []workload.Plan
+	for k, url := range urls {
+		tg := tags()
+		tg.Target = string(rune('a' + k))
+		p, err := workload.Build(workload.Spec{BaseURL: url, Requests: []workload.Request{{Method: "GET", Path: "/", ExpectStatus: 200, Weight: 1}},
+			Load: workload.Load{Model: workload.Open, Rate: rate}, KeepAlive: true, Warmup: time.Second, Measure: measure, Tags: tg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	p, err := workload.Duet(plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

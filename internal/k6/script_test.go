@@ -2,7 +2,6 @@ package k6
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,20 +131,7 @@ func TestScriptOptionsOpenModelWithWarmup(t *testing.T) {
 // summary is read from (armMetrics).
 func TestScriptOptionsDuet(t *testing.T) {
 	testenv.Long(t)
-	var plans []workload.Plan
-	for k, target := range []string{"v1", "v2"} {
-		p, err := workload.Build(workload.Spec{BaseURL: fmt.Sprintf("http://127.0.0.1:%d", 9+k), Requests: []workload.Request{{Method: "GET", Path: "/", ExpectStatus: 200, Weight: 1}},
-			Load: workload.Load{Model: workload.Open, Rate: 200}, KeepAlive: true, Warmup: time.Second, Measure: 2 * time.Second,
-			Tags: workload.Tags{TestID: "r-" + target, Target: target, Scenario: "s", LoadPoint: "200", Repetition: "1"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		plans = append(plans, p)
-	}
-	p, err := workload.Duet(plans)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := duetPlan(t, 200, 2*time.Second, "http://127.0.0.1:9", "http://127.0.0.1:10")
 	o, out, err := inspect(t, &p)
 	if err != nil {
 		t.Fatalf("k6 inspect: %v\n%s", err, out)

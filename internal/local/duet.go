@@ -88,10 +88,7 @@ func (r *runner) shareLoad(ctx context.Context, ready []*duetArm) (wait func(), 
 	}
 	first := ready[0]
 	if len(ready) == 1 {
-		gen, limit, err := r.generatorFor(first.t.LoadPoint, first.x.dir, first.x.marker)
-		first.x.limit = limit
-		first.x.load = func(ctx context.Context) (k6.Result, error) { return gen.Run(ctx, first.x.plan) }
-		return wait, err
+		return wait, r.ownLoad(first.t, first.x)
 	}
 	plans := make([]workload.Plan, len(ready))
 	outs := make([]io.Writer, len(ready))

@@ -118,14 +118,19 @@ func (r *runner) prepareTrial(t *benchv1.Trial, url string) (*trialRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	gen, limit, err := r.generatorFor(t.LoadPoint, x.dir, x.marker)
-	if err != nil {
+	if err := r.ownLoad(t, x); err != nil {
 		x.log.Close()
 		return nil, err
 	}
+	return x, nil
+}
+
+// ownLoad gives a trial a k6 of its own, sized for its load point.
+func (r *runner) ownLoad(t *benchv1.Trial, x *trialRun) error {
+	gen, limit, err := r.generatorFor(t.LoadPoint, x.dir, x.marker)
 	x.limit = limit
 	x.load = func(ctx context.Context) (k6.Result, error) { return gen.Run(ctx, x.plan) }
-	return x, nil
+	return err
 }
 
 // prepareArm is prepareTrial without the load: a duet's arms share one (duet.go).
