@@ -14,7 +14,10 @@ import (
 // stable histories), tests every row × figure at the same level, and a change point two
 // runs from the end is as likely a blip as a step. A series alerts when
 //   - a step to a worse level starts within the newest MaxAge runs and has lasted MinRuns
-//     runs, its first and newest runs both nearer the new level than the old;
+//     runs, its first and newest runs both nearer the new level than the old; runs further
+//     than outlier scales from the old level are left out of the new one unless MinRuns of
+//     them stand beyond half that (two wild runs are not a level, nor do they lift the
+//     runs beside them into one);
 //   - its shift crosses a CUSUM boundary under AR(1) noise: the new level's mean (runs
 //     clipped at stepClip scales from the old level), in standard errors of the difference of
 //     the two means with the variance inflated by (1+φ)/(1-φ) (φ the old level's lag-1
@@ -29,8 +32,8 @@ import (
 // The analysis runs after every run and an alert is kept until triaged or undone, so FDR is
 // per analysis and small. Rates from `go test ./internal/history -run TestAlertRates -v`
 // are in docs/history.md: the stable histories' false alarms hold at 5% and a 10% step at 5%
-// noise is found within five runs about three times in five; docs/history.md says why more
-// costs false alarms.
+// noise is found within five runs about three times in five; TestAlertCeiling shows that
+// only an alert told the noise's scale finds 85%, and docs/history.md says why.
 
 // Alert defaults: DefaultFDR is the boundary's total level over the splits scanned (about
 // 0.008), so a lone series alerts exactly where it crosses the boundary.
@@ -81,10 +84,17 @@ type tuning struct {
 	// inflation (1+φ)/(1-φ), which overstates it for a window of a few runs.
 	maxAge, minBefore int
 	exact             bool
+	// outlier: a run of the new level further than this many scales from the old one is left
+	// out, unless MinRuns runs stand beyond half that (0: none is).
+	outlier float64
+	// knownMean, knownScale and independent stand in for what the alert reads from the old
+	// level (0 and false: read it): TestAlertCeiling measures what reading them costs.
+	knownMean, knownScale float64
+	independent           bool
 }
 
 var defaultTuning = tuning{clip: 3.0, stepClip: 3.0, phiMargin: 0.75, shortLevel: 2.0, cusumK: 0.95, cusumH: 2.0,
-	maxAge: MaxAge, minBefore: MinBefore}
+	maxAge: MaxAge, minBefore: MinBefore, outlier: 5}
 
 // boundary is the one-sided level the boundary spends on a window of na runs at the new
 // level: the tail of a standard normal beyond (cusumH + na·cusumK)/√na.
@@ -107,7 +117,25 @@ type step struct {
 	tau           int
 	before, after float64 // mean levels
 	pvalue        float64 // the split's tail over its boundary level, times totalLevel
-	runs          int     // runs at the new level
+	runs          int     // runs since tau
+}
+
+// split is one split the alert tests: the new level starts at run tau and has lasted runs
+// runs, of which used count (the others are outliers); z is the shift in standard errors
+// and df the degrees of freedom of its Student t tail (0: the scale is known, a normal tail).
+type split struct {
+	tau, runs, used int
+	before, after   float64
+	z               float64
+	df              int
+}
+
+// tail is the split's one-sided p-value: only a worse level alerts.
+func (s split) tail() float64 {
+	if s.df == 0 {
+		return 0.5 * math.Erfc(s.z/math.Sqrt2)
+	}
+	return 1 - mstats.TDist{V: float64(s.df)}.CDF(s.z)
 }
 
 // scan looks for a step to a worse level (up when higherIsWorse) that starts within the
@@ -119,17 +147,29 @@ func scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (s
 }
 
 func (tu tuning) scan(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int) (best step, ok bool) {
+	ratio := math.Inf(1) // the best split's tail over its boundary level
+	tu.splits(x, cps, floor, higherIsWorse, minRuns, func(s split) {
+		if r := s.tail() / tu.boundary(s.used); r < ratio {
+			ratio = r
+			best = step{tau: s.tau, before: s.before, after: s.after, runs: s.runs}
+			ok = true
+		}
+	})
+	best.pvalue = min(1, ratio*tu.totalLevel())
+	return best, ok
+}
+
+// splits calls f with every split of x that qualifies: its new level starts within the
+// newest maxAge runs, after at least minBefore runs of the old level, has lasted minRuns
+// runs once its outliers are left out, and persisted.
+func (tu tuning) splits(x []float64, cps []int, floor int, higherIsWorse bool, minRuns int, f func(split)) {
 	n := len(x)
 	first := max(floor+tu.minBefore, n-tu.maxAge)
 	last := n - minRuns
-	if first > last {
-		return step{}, false
-	}
 	sign := 1.0
 	if !higherIsWorse {
 		sign = -1
 	}
-	ratio := math.Inf(1) // the best split's tail over its boundary level
 	for tau := first; tau <= last; tau++ {
 		lo := floor
 		for _, c := range cps {
@@ -137,50 +177,82 @@ func (tu tuning) scan(x []float64, cps []int, floor int, higherIsWorse bool, min
 				lo = c
 			}
 		}
-		before, after := x[lo:tau], x[tau:]
+		before := x[lo:tau]
 		mb, scale, phi, kept := tu.level(before)
+		if tu.knownMean != 0 {
+			mb = tu.knownMean
+		}
+		if tu.knownScale != 0 {
+			scale = tu.knownScale
+		}
+		if tu.independent {
+			phi = 0
+		}
 		if scale == 0 {
 			scale = math.Abs(mb) * 1e-6 // a constant series: any real move is a step
 		}
 		if scale == 0 {
 			continue
 		}
+		d := make([]float64, 0, n-tau) // the new level's runs in scales from the old, worse positive
+		for _, v := range x[tau:] {
+			d = append(d, sign*(v-mb)/scale)
+		}
+		d = tu.withoutOutliers(d, minRuns)
+		if len(d) < minRuns {
+			continue
+		}
 		// A run counts at most stepClip scales from the old level (one wild run is not a step),
 		// unless every run of the window stands further: then as far as the nearest of them,
 		// so a large step over a steady series is not capped to a small one.
-		bound := math.Inf(1)
-		for _, v := range after {
-			bound = min(bound, sign*(v-mb)/scale)
-		}
-		bound = max(bound, tu.stepClip)
+		bound := max(slices.Min(d), tu.stepClip)
 		sum, raw := 0.0, 0.0
-		for _, v := range after {
-			d := sign * (v - mb) / scale
-			sum += min(max(d, -bound), bound)
-			raw += d
+		for _, v := range d {
+			sum += min(max(v, -bound), bound)
+			raw += v
 		}
-		shift := sum / float64(len(after)) // in scales, worse is positive
+		shift := sum / float64(len(d)) // in scales, worse is positive
 		// Persistence at both ends: the first and the newest run of the new level stand
 		// nearer to it (unclipped) than to the old one, so two wild runs and a normal one
 		// either side are not a step.
-		mid := raw / float64(len(after)) / 2
-		if shift <= 0 || sign*(x[tau]-mb)/scale < mid || sign*(x[n-1]-mb)/scale < mid {
+		mid := raw / float64(len(d)) / 2
+		if shift <= 0 || d[0] < mid || d[len(d)-1] < mid {
 			continue
 		}
-		v := (1/float64(len(before)) + 1/float64(len(after))) * (1 + phi) / (1 - phi)
-		if tu.exact {
-			v = ar1DiffVariance(phi, len(before), len(after))
+		v := (1/float64(len(before)) + 1/float64(len(d))) * (1 + phi) / (1 - phi)
+		switch {
+		case tu.knownMean != 0:
+			v = 1 / float64(len(d))
+		case tu.exact:
+			v = ar1DiffVariance(phi, len(before), len(d))
 		}
-		z := shift / math.Sqrt(v) / (1 + tu.shortLevel/float64(len(before)))
-		p := 1 - mstats.TDist{V: float64(max(kept-1, 1))}.CDF(z) // one-sided: only a worse level alerts
-		if r := p / tu.boundary(len(after)); r < ratio {
-			ratio = r
-			best = step{tau: tau, before: mb, after: mean(after), runs: len(after)}
-			ok = true
+		df := max(kept-1, 1)
+		if tu.knownScale != 0 {
+			df = 0
+		}
+		f(split{tau: tau, runs: n - tau, used: len(d), before: mb, after: sign*scale*raw/float64(len(d)) + mb,
+			z: shift / math.Sqrt(v) / (1 + tu.shortLevel/float64(len(before))), df: df})
+	}
+}
+
+// withoutOutliers leaves out of the new level's runs d (in scales from the old level) those
+// further than outlier scales either side: two wild runs are not a new level, and the runs
+// beside them are judged without them. Unless at least minRuns runs stand beyond half that
+// on the worse side: then they are a large step, whose runs may straddle the bound.
+func (tu tuning) withoutOutliers(d []float64, minRuns int) []float64 {
+	if tu.outlier == 0 {
+		return d
+	}
+	high := 0
+	for _, v := range d {
+		if v > tu.outlier/2 {
+			high++
 		}
 	}
-	best.pvalue = min(1, ratio*tu.totalLevel())
-	return best, ok
+	if high >= minRuns {
+		return d
+	}
+	return slices.DeleteFunc(d, func(v float64) bool { return math.Abs(v) > tu.outlier })
 }
 
 // level is the old level: the mean and standard deviation of its runs within clip median

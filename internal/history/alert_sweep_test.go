@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
-
-	"github.com/gauntlet-bench/gauntlet/internal/changepoint"
 )
 
 // TestAlertSweep measures the alert's rates under other tunings than the default, on
@@ -25,23 +23,10 @@ func TestAlertSweep(t *testing.T) {
 	}
 	histories, offset := alertHistories(t)
 	cases := rateCases()
-	type analysis struct {
-		x   []float64
-		cps []int
-	}
 	data := make([][][]analysis, len(cases)) // case, history, analyses after each run
 	for ci, c := range cases {
 		for h := range histories {
-			v := c.values(uint64(1000*ci+h) + offset)
-			var as []analysis
-			for n := c.from; n <= c.to; n++ {
-				cps, err := changepoint.Detect(v[:n], changepoint.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				as = append(as, analysis{v[:n], indexes(cps)})
-			}
-			data[ci] = append(data[ci], as)
+			data[ci] = append(data[ci], c.analyses(t, uint64(1000*ci+h)+offset))
 		}
 	}
 	alerts := func(tu tuning, a analysis) bool {

@@ -95,6 +95,28 @@ func (c alertCase) values(seed uint64) []float64 {
 	return v
 }
 
+// analysis is one of the operator's analyses of a history: its runs so far and the change
+// points E-Divisive finds in them.
+type analysis struct {
+	x   []float64
+	cps []int
+}
+
+// analyses are the case's analyses of one seeded history, after every run in its range.
+func (c alertCase) analyses(t *testing.T, seed uint64) []analysis {
+	t.Helper()
+	v := c.values(seed)
+	var as []analysis
+	for n := c.from; n <= c.to; n++ {
+		cps, err := changepoint.Detect(v[:n], changepoint.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as = append(as, analysis{v[:n], indexes(cps)})
+	}
+	return as
+}
+
 // alertHistories reads GAUNTLET_ALERT_HISTORIES (200; at most 1,000: the seeds of two cases
 // stay apart) and GAUNTLET_ALERT_SEEDS (0), which TestAlertRates and TestAlertSweep share.
 func alertHistories(t *testing.T) (histories int, offset uint64) {
@@ -201,6 +223,19 @@ func TestScan(t *testing.T) {
 	wild[31] = 5000
 	if st, ok := scan(wild, nil, 0, true, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
 		t.Errorf("one wild run alerted: %+v", st)
+	}
+	// A wild run does not lift the runs after it into a step. In this seeded history of
+	// TestAlertRates' blip case, the second of two 1.5× runs, with four normal runs after it
+	// (the newest a little high), alerted while the wild run counted as 3 scales.
+	ci := slices.IndexFunc(rateCases(), func(c alertCase) bool { return c.name == "two runs 1.5×, then back" })
+	back := rateCases()[ci].values(uint64(1000*ci + 94))
+	if st, ok := scan(back, nil, 0, true, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
+		t.Errorf("a wild run and four normal runs alerted: %+v", st)
+	}
+	counted := defaultTuning
+	counted.outlier = 0
+	if st, ok := counted.scan(back, nil, 0, true, DefaultMinRuns); !ok || st.pvalue > DefaultFDR {
+		t.Errorf("the fixture alerts without the outlier step no longer: %+v %v", st, ok)
 	}
 	// The same 8% step over independent and AR(1) noise of the same spread: the drift's
 	// p-value is larger.
