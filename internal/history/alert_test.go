@@ -227,8 +227,9 @@ func TestScan(t *testing.T) {
 	// A wild run does not lift the runs after it into a step. In this seeded history of
 	// TestAlertRates' blip case, the second of two 1.5× runs, with four normal runs after it
 	// (the newest a little high), alerted while the wild run counted as 3 scales.
-	ci := slices.IndexFunc(rateCases(), func(c alertCase) bool { return c.name == "two runs 1.5×, then back" })
-	back := rateCases()[ci].values(uint64(1000*ci + 94))
+	cases := rateCases()
+	ci := slices.IndexFunc(cases, func(c alertCase) bool { return c.name == "two runs 1.5×, then back" })
+	back := cases[ci].values(uint64(1000*ci + 94))
 	if st, ok := scan(back, nil, 0, true, DefaultMinRuns); ok && st.pvalue <= DefaultFDR {
 		t.Errorf("a wild run and four normal runs alerted: %+v", st)
 	}
